@@ -1,0 +1,47 @@
+# gangconf: the two commands anyone needs are `make conformance` and `make test`.
+# Both set up what they need on first use: a virtualenv in .venv with the project installed,
+# and the control-plane binaries (built from Go modules, cached under ~/.cache/gangconf).
+
+PYTHON      ?= $(shell command -v python3.11 || command -v python3)
+VENV        := .venv
+PY          := $(VENV)/bin/python
+K8S_VERSION ?= v1.37.2
+PROFILE     ?= gang-beta
+PYTEST_ARGS ?=
+REPORTS     := reports
+
+.PHONY: setup build conformance test unit clean stop-all help
+.DEFAULT_GOAL := help
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+$(VENV)/.installed: pyproject.toml
+	@test -n "$(PYTHON)" || { echo "gangconf: no python3 on PATH: install Python >= 3.11"; exit 2; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	@touch $@
+
+setup: $(VENV)/.installed ## create .venv and install gangconf with its dependencies
+
+build: setup ## build (or reuse) the control plane, etcd and kwok for K8S_VERSION
+	$(PY) -m fixtures.binaries build --version $(K8S_VERSION)
+
+conformance: build ## the conformance run on a local v1.37.2 cluster; results in reports/
+	$(PY) -m pytest suites --profile=$(PROFILE) --k8s-version=$(K8S_VERSION) \
+		--junitxml=$(REPORTS)/junit.xml --alluredir=$(REPORTS)/allure-results --clean-alluredir $(PYTEST_ARGS)
+
+test: build ## the project's tests: unit tests, harness tests, negative controls and the suites
+	$(PY) -m pytest tests suites --k8s-version=$(K8S_VERSION) \
+		--junitxml=$(REPORTS)/junit-test.xml $(PYTEST_ARGS)
+
+unit: setup ## only the tests that need no cluster
+	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py $(PYTEST_ARGS)
+
+stop-all: setup ## stop local clusters kept by --keep-on-failure or left by a killed run
+	$(PY) -m fixtures.providers.local stop-all
+
+clean: ## remove reports and the virtualenv (the binary cache stays; it is ~/.cache/gangconf)
+	rm -rf $(REPORTS)/runs $(REPORTS)/*.xml $(REPORTS)/conformance.json $(REPORTS)/summary.md \
+		$(REPORTS)/allure-results $(VENV)

@@ -1,0 +1,72 @@
+"""Bad input gets one line naming the problem and the fix: no traceback, nothing left running."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+NO_GO_PATH = "/usr/bin:/bin"
+
+
+def run(args: list[str], *, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+
+
+def gangconf_lines(proc: subprocess.CompletedProcess) -> list[str]:
+    return [l for l in (proc.stdout + proc.stderr).splitlines() if "gangconf:" in l]
+
+
+def test_build_without_go_says_what_to_install(tmp_path: Path):
+    proc = run(["-m", "fixtures.binaries", "build"], env={"PATH": NO_GO_PATH, "GANGCONF_CACHE": str(tmp_path)})
+    assert proc.returncode == 2, proc
+    assert proc.stderr.strip().count("\n") == 0, proc.stderr
+    assert "the Go toolchain is not on PATH" in proc.stderr and "--kubeconfig" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_suite_without_go_and_without_binaries_stops_with_one_line(tmp_path: Path):
+    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
+                "suites/test_quorum.py"], env={"PATH": NO_GO_PATH, "GANGCONF_CACHE": str(tmp_path / "cache")})
+    assert proc.returncode == 4, proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+    lines = gangconf_lines(proc)
+    assert any("the Go toolchain is not on PATH" in l for l in lines), proc.stdout
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_cluster_is_one_line(tmp_path: Path):
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "c",
+        "clusters": [{"name": "c", "cluster": {"server": f"https://127.0.0.1:{_closed_port()}",
+                                                "insecure-skip-tls-verify": True}}],
+        "users": [{"name": "u", "user": {"token": "x"}}],
+        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
+    }))
+    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
+                f"--kubeconfig={kubeconfig}", "suites/test_quorum.py"])
+    assert proc.returncode == 4, proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert any("cannot reach the cluster at https://127.0.0.1:" in l for l in gangconf_lines(proc)), proc.stdout
+
+
+def test_malformed_profile_is_one_line(tmp_path: Path):
+    profile = tmp_path / "broken.yaml"
+    profile.write_text("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nfeatureGates: [\n")
+    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
+                f"--profile={profile}", "suites/test_quorum.py"])
+    assert proc.returncode == 4, proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert any("broken.yaml:" in l and "is not valid YAML" in l for l in gangconf_lines(proc)), proc.stdout

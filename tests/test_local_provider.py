@@ -1,0 +1,180 @@
+"""The local provider against real processes: security, flags, readiness and clean-up.
+
+Every test here starts real etcd, kube-apiserver, kube-controller-manager, kube-scheduler
+and kwok processes; nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import ssl
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from kubernetes import client, config
+
+from fixtures import binaries
+from fixtures.profiles import Profile
+from fixtures.providers.local import LocalControlPlane, reap_stale_runs
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def wait_gone(pids: list[int], timeout: float = 30) -> list[int]:
+    """Poll /proc until none of ``pids`` is alive; return those still alive at the deadline."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        left = [p for p in pids if alive(p)]
+        if not left:
+            return []
+        time.sleep(0.1)
+    return [p for p in pids if alive(p)]
+
+
+def listeners(pids: set[int]) -> list[str]:
+    """Local addresses of the TCP listening sockets owned by ``pids``."""
+    out = subprocess.run(["ss", "-ltnpH"], capture_output=True, text=True, check=True).stdout
+    found = []
+    for line in out.splitlines():
+        fields = line.split()
+        if any(f"pid={p}," in line for p in pids):
+            found.append(fields[3])
+    return found
+
+
+@pytest.fixture(scope="module")
+def plane(tmp_path_factory):
+    cp = LocalControlPlane(binaries.ensure(), Profile.resolve("gang-beta"), tmp_path_factory.mktemp("run"))
+    cp.start()
+    yield cp
+    cp.stop()
+
+
+def test_every_component_listens_on_loopback_only(plane):
+    pids = {c.pid for c in plane.components}
+    addresses = listeners(pids)
+    assert addresses, "no listening sockets found for the control plane"
+    assert all(a.startswith("127.0.0.1:") for a in addresses), addresses
+
+
+def test_credentials_are_private_to_the_run(plane):
+    assert plane.secrets.stat().st_mode & 0o777 == 0o700
+    files = [p for p in plane.secrets.rglob("*") if p.is_file()]
+    assert {p.name for p in files} >= {"ca.crt", "apiserver.key", "sa.key", "tokens.csv", "kubeconfig"}
+    loose = {str(p): oct(p.stat().st_mode & 0o777) for p in files if p.stat().st_mode & 0o077}
+    assert not loose, loose
+
+
+def test_anonymous_requests_are_refused(plane):
+    context = ssl.create_default_context(cafile=str(plane.secrets / "pki" / "ca.crt"))
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(f"{plane.server}/readyz", context=context, timeout=5)
+    assert info.value.code == 401
+
+
+def test_server_reports_the_built_version_and_every_component_gets_the_same_gates(plane):
+    kube = plane.component("kube-apiserver")
+    api = config.new_client_from_config(config_file=str(plane.kubeconfig))
+    try:
+        assert client.VersionApi(api).get_code().git_version == plane.binaries.version
+    finally:
+        api.close()
+    for name in ("kube-apiserver", "kube-controller-manager", "kube-scheduler"):
+        argv = Path(f"/proc/{plane.component(name).pid}/cmdline").read_bytes().split(b"\0")
+        assert b"--feature-gates=GenericWorkload=true" in argv, (name, argv)
+    argv = Path(f"/proc/{kube.pid}/cmdline").read_bytes().split(b"\0")
+    assert b"--runtime-config=scheduling.k8s.io/v1beta1=true" in argv
+    assert b"--anonymous-auth=false" in argv
+
+
+def test_each_component_logs_into_the_run_directory(plane):
+    for c in plane.components:
+        assert c.log.parent == plane.log_dir and c.log.stat().st_size > 0, c.log
+
+
+def test_stop_ends_every_process_and_removes_the_credentials(tmp_path):
+    cp = LocalControlPlane(binaries.ensure(), Profile.resolve("gang-beta"), tmp_path)
+    cp.start()
+    pids = [c.pid for c in cp.components]
+    secrets, state = cp.secrets, cp.state_file
+    cp.stop()
+    assert wait_gone(pids, timeout=1) == []
+    assert not secrets.exists() and not state.exists()
+
+
+_CHILD = """
+import json, sys, time
+from pathlib import Path
+from fixtures import binaries
+from fixtures.profiles import Profile
+from fixtures.providers.local import LocalControlPlane
+cp = LocalControlPlane(binaries.ensure(), Profile.resolve("gang-beta"), Path(sys.argv[1]), detachable=sys.argv[2] == "1")
+cp.start()
+print(json.dumps({"pids": [c.pid for c in cp.components], "secrets": str(cp.secrets)}), flush=True)
+time.sleep(600)
+"""
+
+
+def _start_child(tmp_path: Path, detachable: bool) -> tuple[subprocess.Popen, dict]:
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(tmp_path), "1" if detachable else "0"],
+                             cwd=REPO, stdout=subprocess.PIPE, text=True)
+    line = child.stdout.readline()
+    assert line, "the child did not start a control plane"
+    return child, json.loads(line)
+
+
+def test_processes_die_with_a_harness_killed_by_sigkill(tmp_path):
+    child, info = _start_child(tmp_path, detachable=False)
+    child.kill()
+    child.wait()
+    assert wait_gone(info["pids"]) == [], "components outlived a SIGKILLed harness"
+    reap_stale_runs()  # what the next run does first: the credentials go too
+    assert not Path(info["secrets"]).exists()
+
+
+def test_next_start_reaps_a_run_whose_owner_died(tmp_path):
+    child, info = _start_child(tmp_path, detachable=True)  # no PDEATHSIG: the processes survive their owner
+    child.kill()
+    child.wait()
+    assert all(alive(p) for p in info["pids"])
+    reaped = reap_stale_runs()
+    assert len(reaped) == len(info["pids"]), reaped
+    assert wait_gone(info["pids"]) == []
+    assert not Path(info["secrets"]).exists()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_interrupted_run_leaves_no_process(tmp_path, signum):
+    cmd = [sys.executable, "-u", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-s",
+           f"--reports-dir={tmp_path}", "suites/test_deadlock.py", "-k", "plain"]
+    child = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    seen = []
+    for line in child.stdout:
+        seen.append(line)
+        if "ready in" in line:
+            break
+    else:
+        pytest.fail("the child run never reported a ready cluster:\n" + "".join(seen[-20:]))
+    runs = Path(binaries.cache_dir()) / "runs"
+    state = next(p for p in runs.glob(f"{child.pid}-*.json"))
+    pids = [p["pid"] for p in json.loads(state.read_text())["processes"]]
+    child.send_signal(signum)
+    rest, _ = child.communicate(timeout=120)
+    assert wait_gone(pids) == [], "components outlived the interrupted run:\n" + rest[-2000:]
+    assert not state.exists()

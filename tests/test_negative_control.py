@@ -1,0 +1,56 @@
+"""Negative controls: the gang checks must fail against a scheduler that does not gang-schedule.
+
+Each control runs the suite in a child pytest, on a local cluster of its own whose
+kube-scheduler is broken on purpose, and asserts that the checks notice. A control also
+requires a check that does not depend on the broken part to pass, so that a failure cannot
+come from a cluster that is broken in some other way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parent / "data"
+
+#: Checks that rely on the GangScheduling plugin (the PreEnqueue quorum gate and PlacementFeasible).
+NEEDS_THE_PLUGIN = {
+    "test_gang_stays_pending_when_fewer_than_min_count_members_exist": "GANG-QUORUM-001",
+    "test_gang_is_scheduled_when_the_last_member_arrives": "GANG-QUORUM-002",
+    "test_no_member_is_bound_when_the_gang_cannot_fit": "GANG-CYCLE-003",
+    "test_basic_group_places_members_independently": "GANG-BASIC-001",
+    "test_gang_podgroups_prevent_the_deadlock": "GANG-CYCLE-003 (deadlock)",
+}
+#: Passes with or without the plugin: proves the control's cluster schedules at all.
+PLUGIN_INDEPENDENT = "test_plain_pods_deadlock_when_two_jobs_race_for_gpus"
+
+
+def _select(names) -> str:
+    return " or ".join(sorted(names))
+
+
+@pytest.mark.slow
+def test_gang_checks_fail_when_the_gangscheduling_plugin_is_disabled(run_suite):
+    """A kube-scheduler whose config disables GangScheduling places gangs partially; the suite MUST say so."""
+    run = run_suite("suites", "-k", _select([*NEEDS_THE_PLUGIN, PLUGIN_INDEPENDENT]),
+                    f"--scheduler-config={DATA / 'scheduler-gang-disabled.yaml'}")
+    assert run.outcomes.get(PLUGIN_INDEPENDENT) == "passed", run.describe()
+    survivors = {name: run.outcomes.get(name) for name in NEEDS_THE_PLUGIN if run.outcomes.get(name) != "failed"}
+    assert not survivors, f"checks that did not notice the missing plugin: {survivors}\n{run.describe()}"
+    assert run.returncode == 1, run.describe()
+
+
+@pytest.mark.slow
+def test_podgroup_wait_check_fails_when_the_scheduler_ignores_pod_groups(run_suite):
+    """With GenericWorkload off in the scheduler alone, pods of a missing PodGroup are bound; GANG-QUORUM-003 MUST fail.
+
+    The plugin-disabled control cannot catch this one: holding pods whose PodGroup does not exist
+    is the scheduling queue's work, not the plugin's.
+    """
+    quorum_003 = "test_pods_wait_untouched_when_their_podgroup_does_not_exist"
+    run = run_suite("suites", "-k", _select([quorum_003, PLUGIN_INDEPENDENT]),
+                    "--scheduler-arg=--feature-gates=GenericWorkload=false")
+    assert run.outcomes.get(PLUGIN_INDEPENDENT) == "passed", run.describe()
+    assert run.outcomes.get(quorum_003) == "failed", run.describe()
+    assert "pods of a missing PodGroup are neither bound nor attempted" in run.messages[quorum_003], run.describe()

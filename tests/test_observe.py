@@ -1,0 +1,87 @@
+"""The wait primitive over a timeline: exact over every recorded state, with useful failures.
+
+These run on a Timeline fed by hand, without a cluster: the logic under test is pure.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from fixtures.errors import ConditionViolated, WaitTimeout
+from fixtures.observe import Observation, Recorder, State, Timeline
+
+
+def pod(name: str, node: str | None = None, group: str | None = "g") -> dict:
+    spec: dict = {}
+    if node:
+        spec["nodeName"] = node
+    if group:
+        spec["schedulingGroup"] = {"podGroupName": group}
+    return {"metadata": {"name": name}, "spec": spec, "status": {"phase": "Pending"}}
+
+
+class FakeRecorder(Recorder):
+    """A Recorder whose timeline is fed by the test instead of watches."""
+
+    def __init__(self) -> None:  # no API, no threads
+        self.timeline = Timeline()
+        self._errors = []
+
+    def add(self, kind: str, type_: str, obj: dict) -> None:
+        self.timeline.append(Observation(time.monotonic(), kind, type_, obj))
+
+
+def test_never_catches_a_transient_state_that_a_poller_would_miss():
+    rec = FakeRecorder()
+    rec.add("Pod", "ADDED", pod("a"))
+    rec.add("Pod", "MODIFIED", pod("a", node="n1"))  # bound for one event only...
+    rec.add("Pod", "DELETED", pod("a"))              # ...and gone again
+    with pytest.raises(ConditionViolated, match="no member is bound") as info:
+        rec.never(lambda s: s.bound("g"), window=0.05, describe="no member is bound")
+    assert "n1" in str(info.value)  # the state at the moment of violation is shown
+
+
+def test_never_passes_after_its_window_when_nothing_happens():
+    rec = FakeRecorder()
+    rec.add("Pod", "ADDED", pod("a"))
+    started = time.monotonic()
+    state = rec.never(lambda s: s.bound("g"), window=0.2, describe="nothing bound")
+    assert time.monotonic() - started >= 0.2
+    assert list(state.pods) == ["a"]
+
+
+def test_eventually_wakes_on_a_new_observation_before_its_deadline():
+    rec = FakeRecorder()
+    rec.add("Pod", "ADDED", pod("a"))
+    threading.Timer(0.1, lambda: rec.add("Pod", "MODIFIED", pod("a", node="n1"))).start()
+    started = time.monotonic()
+    state = rec.eventually(lambda s: s.bound("g"), timeout=10, describe="a bound")
+    assert time.monotonic() - started < 5
+    assert state.pods["a"]["spec"]["nodeName"] == "n1"
+
+
+def test_eventually_times_out_with_the_description_and_the_last_state():
+    rec = FakeRecorder()
+    rec.add("Pod", "ADDED", pod("a"))
+    with pytest.raises(WaitTimeout) as info:
+        rec.eventually(lambda s: len(s.bound("g")) == 2, timeout=0.1, describe="both members bound")
+    text = str(info.value)
+    assert "both members bound" in text and "last observed state" in text and "a " in text
+
+
+def test_state_queries_select_by_group_prefix_and_reason():
+    state = State()
+    for o in [
+        Observation(0, "Pod", "ADDED", pod("job-a-0", node="n1", group=None)),
+        Observation(0, "Pod", "ADDED", pod("job-b-0", group=None)),
+        Observation(0, "Event", "ADDED", {"metadata": {"name": "e1"}, "reason": "FailedScheduling",
+                                          "involvedObject": {"name": "job-b-0"}}),
+    ]:
+        state.apply(o)
+    assert [p["metadata"]["name"] for p in state.bound(prefix="job-a-")] == ["job-a-0"]
+    assert state.bound(prefix="job-b-") == []
+    assert len(state.events_for("job-b-0", "FailedScheduling")) == 1
+    assert state.events_for("job-a-0") == []
