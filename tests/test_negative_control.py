@@ -39,6 +39,13 @@ def test_gang_checks_fail_when_the_gangscheduling_plugin_is_disabled(run_suite):
     survivors = {name: run.outcomes.get(name) for name in NEEDS_THE_PLUGIN if run.outcomes.get(name) != "failed"}
     assert not survivors, f"checks that did not notice the missing plugin: {survivors}\n{run.describe()}"
     assert run.returncode == 1, run.describe()
+    # Each failure left its diagnostics behind.
+    failures = sorted(run.reports.glob("runs/*/failures/*"))
+    assert len(failures) == len(NEEDS_THE_PLUGIN), failures
+    for directory in failures:
+        present = {p.name for p in directory.iterdir()}
+        expected = {"state.txt", "timeline.jsonl", "pods.yaml", "podgroups.yaml", "events.txt", "kube-scheduler.log"}
+        assert expected <= present, (directory, present)
 
 
 @pytest.mark.slow
