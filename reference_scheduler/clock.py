@@ -74,6 +74,12 @@ class SimClock:
             self._now = max(self._now, until)
         return fired
 
+    def next_due(self) -> float | None:
+        """When the earliest pending timer is due, or None."""
+        while self._heap and self._heap[0][2].cancelled:
+            heapq.heappop(self._heap)
+        return self._heap[0][0] if self._heap else None
+
     @property
     def pending(self) -> int:
         return sum(1 for _, _, t in self._heap if not t.cancelled)

@@ -1,0 +1,497 @@
+"""The reference scheduler's core: cache, queue and the pod and pod-group cycles.
+
+Pure and deterministic: it is driven by calls (``on_*`` for cluster changes,
+:meth:`Scheduler.schedule_next` for one cycle) and talks to the outside only through a
+:class:`Writer` (bind, conditions, events) and a :class:`~reference_scheduler.clock.Clock`.
+The same object runs in unit tests in virtual time and, through ``runner.py``, against a
+real API server.
+
+Queue model (what v1.37 does, as far as it can be observed from outside):
+
+* The queue's entries are *entities*: a PodGroup (all its pending members together) or a
+  pod without a group. An entity is ready when every member passes PreEnqueue
+  (SchedulingGates on any member holds the whole group; GangScheduling holds a gang below
+  quorum or a group whose PodGroup object is missing) and its backoff has expired.
+* Ready entities are taken by priority (a group's is the PodGroup's), then by the time the
+  entity was first queued.
+* A failed pod-group cycle sends the group to backoff (1 s doubling to 10 s) and it is tried
+  again without any cluster event. A single pod that does not fit waits for a cluster event
+  (a node added or changed, a bound pod deleted) or five minutes. Members a successful group
+  cycle did not place are retried at once, with the group.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import logging
+from typing import Protocol
+
+from reference_scheduler.clock import Clock, Timer
+from reference_scheduler.framework import Code, Registry, Status
+from reference_scheduler.framework.registry import Profile
+from reference_scheduler.model import Node, Pod, PodGroup
+from reference_scheduler.nodeinfo import NodeInfo
+from reference_scheduler.plugins import gangscheduling as gang
+from reference_scheduler.plugins.basic import (
+    NodeAffinity, NodeName, NodeResourcesFit, PrioritySort, SchedulingGates, TaintToleration)
+
+log = logging.getLogger("reference_scheduler")
+
+POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+NODE_UNSCHEDULABLE = "node(s) were unschedulable"
+INITIAL_BACKOFF, MAX_BACKOFF = 1.0, 10.0
+#: Upstream's podMaxInUnschedulablePodsDuration.
+MAX_IN_UNSCHEDULABLE = 300.0
+
+
+class Writer(Protocol):
+    """What the scheduler does to the cluster. The runner writes to the API; tests record."""
+
+    def bind(self, pod: Pod, node: str) -> Status: ...
+
+    def pod_unschedulable(self, pod: Pod, reason: str, message: str) -> None: ...
+
+    def group_condition(self, group: PodGroup, status: bool, reason: str, message: str) -> None: ...
+
+
+class NodeUnschedulable:
+    name = NAME = "NodeUnschedulable"
+
+    def filter(self, state, pod: Pod, info: NodeInfo) -> Status:
+        if info.node.unschedulable:
+            return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NODE_UNSCHEDULABLE, plugin=self.name)
+        return Status.success()
+
+
+def fit_error(total_nodes: int, statuses: dict[str, Status]) -> str:
+    """Upstream's FitError text: ``0/N nodes are available: <count reason>, ... .``"""
+    histogram: dict[str, int] = {}
+    for status in statuses.values():
+        for reason in status.reasons:
+            histogram[reason] = histogram.get(reason, 0) + 1
+    reasons = sorted(f"{count} {reason}" for reason, count in histogram.items())
+    return f"0/{total_nodes} nodes are available" + (f": {', '.join(reasons)}." if reasons else ":")
+
+
+@dataclasses.dataclass
+class _Entity:
+    key: str
+    priority: int
+    timestamp: float
+    attempts: int = 0
+    backoff: Timer | None = None
+    backoff_until: float = 0.0
+    parked_at: float | None = None  # in the unschedulable pool since
+
+
+@dataclasses.dataclass
+class _Waiting:
+    pod: Pod
+    node: str
+    timer: Timer
+
+
+class Scheduler:
+    """One scheduler profile over one cluster. See the module docstring."""
+
+    def __init__(self, scheduler_name: str, clock: Clock, writer: Writer, *, registry: Registry | None = None):
+        self.scheduler_name = scheduler_name
+        self.clock = clock
+        self.writer = writer
+        self.nodes: dict[str, NodeInfo] = {}
+        self.pods: dict[str, Pod] = {}  # every pod the informer shows, any scheduler
+        self.groups: dict[str, PodGroup] = {}
+        self.assumed: dict[str, str] = {}  # pod key -> node, placed but not yet seen bound
+        self.entities: dict[str, _Entity] = {}
+        self.waiting: dict[str, _Waiting] = {}  # pods held at Permit
+        self._seq = itertools.count()
+        self.profile = self._default_profile(registry)
+
+    # -- the profile ---------------------------------------------------------------------------
+
+    def _default_profile(self, registry: Registry | None) -> Profile:
+        if registry is None:
+            registry = Registry()
+            for cls in (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodeResourcesFit,
+                        SchedulingGates, PrioritySort):
+                registry.register(cls.NAME, lambda args, cls=cls: cls())
+            registry.register(gang.NAME, lambda args: gang.GangScheduling(self))
+        return registry.build_profile(self.scheduler_name, {
+            "PreEnqueue": ["SchedulingGates", gang.NAME],
+            "QueueSort": ["PrioritySort"],
+            "Filter": ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodeResourcesFit"],
+            "Score": ["NodeResourcesFit"],
+            "Permit": [gang.NAME],
+            "PlacementFeasible": [gang.NAME],
+        })
+
+    # -- GroupHandle, for GangScheduling ---------------------------------------------------------
+
+    def pod_group(self, namespace: str, name: str) -> PodGroup | None:
+        return self.groups.get(f"{namespace}/{name}")
+
+    def members(self, group_key: str) -> list[Pod]:
+        return [p for p in self.pods.values() if p.group_key == group_key]
+
+    def group_state(self, namespace: str, name: str) -> gang.GroupState:
+        key = f"{namespace}/{name}"
+        mine = [p for p in self.members(key) if p.scheduler_name == self.scheduler_name and p.active]
+        assumed = tuple(p for p in mine if p.key in self.assumed and not p.node_name)
+        unscheduled = tuple(p for p in mine if not p.node_name and p.key not in self.assumed)
+        return gang.GroupState(all_pods=len(mine), scheduled=sum(1 for p in mine if p.node_name) + len(assumed),
+                               assumed=assumed, unscheduled=unscheduled)
+
+    def activate(self, pods: tuple[Pod, ...]) -> None:
+        for pod in pods:
+            entity = self.entities.get(self._entity_key(pod))
+            if entity is not None:
+                self._unpark(entity)
+
+    def allow_waiting(self, pod: Pod, plugin: str) -> None:
+        waiting = self.waiting.pop(pod.key, None)
+        if waiting is not None:
+            waiting.timer.cancel()
+            self._bind(waiting.pod, waiting.node)
+
+    # -- cluster events --------------------------------------------------------------------------
+
+    def on_node(self, node: Node | None, name: str) -> None:
+        """A node was added or changed (``node``) or deleted (``None``)."""
+        if node is None:
+            self.nodes.pop(name, None)
+            return
+        info = self.nodes.get(name)
+        if info is None:
+            info = self.nodes[name] = NodeInfo(node)
+            for pod in self.pods.values():
+                if pod.node_name == name or self.assumed.get(pod.key) == name:
+                    info.add(pod)
+        else:
+            info.node = node
+        self._unpark_all()
+
+    def on_pod(self, pod: Pod | None, key: str) -> None:
+        """A pod was added or changed (``pod``) or deleted (``None``)."""
+        old = self.pods.get(key)
+        if old is not None:
+            self._uncount(old)
+        if pod is None or (pod.node_name == "" and pod.deleting):
+            self.pods.pop(key, None)
+            self.assumed.pop(key, None)
+            waiting = self.waiting.pop(key, None)
+            if waiting is not None:
+                waiting.timer.cancel()
+            if old is not None and old.node_name:
+                self._unpark_all()  # freed capacity
+            self._drop_entity_if_empty(old)
+            return
+        self.pods[key] = pod
+        if pod.node_name:
+            self.assumed.pop(key, None)
+        self._count(pod)
+        if old is not None and old.node_name and not pod.active:
+            self._unpark_all()  # a finished pod frees its node
+        if not pod.node_name and pod.scheduler_name == self.scheduler_name and pod.active:
+            self._ensure_entity(pod)
+
+    def on_pod_group(self, group: PodGroup | None, key: str) -> None:
+        old = self.groups.get(key)
+        if group is None:
+            self.groups.pop(key, None)
+            return
+        self.groups[key] = group
+        entity = self.entities.get(f"group:{key}")
+        if entity is not None:
+            entity.priority = group.priority
+            decreased = old is not None and old.is_gang and group.is_gang and group.min_count < old.min_count
+            if old is None or decreased:
+                self._unpark(entity)
+
+    # -- accounting --------------------------------------------------------------------------------
+
+    def _count(self, pod: Pod) -> None:
+        node = pod.node_name or self.assumed.get(pod.key)
+        if node and node in self.nodes:
+            self.nodes[node].add(pod)
+
+    def _uncount(self, pod: Pod) -> None:
+        node = pod.node_name or self.assumed.get(pod.key)
+        if node and node in self.nodes:
+            self.nodes[node].remove(pod)
+
+    # -- the queue ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def _entity_key(pod: Pod) -> str:
+        return f"group:{pod.group_key}" if pod.group_key else f"pod:{pod.key}"
+
+    def _ensure_entity(self, pod: Pod) -> None:
+        key = self._entity_key(pod)
+        if key not in self.entities:
+            group = self.groups.get(pod.group_key) if pod.group_key else None
+            self.entities[key] = _Entity(key, group.priority if group else pod.priority, self.clock.now())
+
+    def _drop_entity_if_empty(self, pod: Pod | None) -> None:
+        if pod is None:
+            return
+        key = self._entity_key(pod)
+        if key in self.entities and not self._pending_of(key):
+            entity = self.entities.pop(key)
+            if entity.backoff is not None:
+                entity.backoff.cancel()
+
+    def _pending_of(self, entity_key: str) -> list[Pod]:
+        """The entity's members that still need a node, in the order a cycle tries them."""
+        if entity_key.startswith("pod:"):
+            pod = self.pods.get(entity_key[4:])
+            pods = [pod] if pod else []
+        else:
+            pods = self.members(entity_key[6:])
+        pending = [p for p in pods if not p.node_name and p.key not in self.assumed and p.key not in self.waiting
+                   and p.scheduler_name == self.scheduler_name and p.active]
+        return sorted(pending, key=lambda p: (-p.priority, p.created, p.name))
+
+    def _pre_enqueue(self, pods: list[Pod]) -> Status:
+        for plugin in self.profile.at("PreEnqueue"):
+            for pod in pods:
+                status = plugin.pre_enqueue(pod)
+                if not status.ok:
+                    return status.with_plugin(plugin.name)
+        return Status.success()
+
+    def ready(self) -> list[_Entity]:
+        """Entities that may be tried now, in queue order."""
+        now = self.clock.now()
+        ready = []
+        for key, entity in list(self.entities.items()):
+            pods = self._pending_of(key)
+            if not pods:
+                continue
+            if entity.parked_at is not None:
+                if now - entity.parked_at < MAX_IN_UNSCHEDULABLE:
+                    continue
+                entity.parked_at = None
+            if entity.backoff_until > now or not self._pre_enqueue(pods).ok:
+                continue
+            ready.append(entity)
+        less = self.profile.at("QueueSort")[0].less
+        return sorted(ready, key=functools.cmp_to_key(lambda a, b: -1 if less(a, b) else (1 if less(b, a) else 0)))
+
+    def _park(self, entity: _Entity) -> None:
+        entity.parked_at = self.clock.now()
+
+    def _unpark(self, entity: _Entity) -> None:
+        entity.parked_at = None
+
+    def _unpark_all(self) -> None:
+        for entity in self.entities.values():
+            entity.parked_at = None
+
+    def _back_off(self, entity: _Entity) -> None:
+        entity.attempts += 1
+        delay = min(INITIAL_BACKOFF * 2 ** (entity.attempts - 1), MAX_BACKOFF)
+        entity.backoff_until = self.clock.now() + delay
+        if entity.backoff is not None:
+            entity.backoff.cancel()
+        entity.backoff = self.clock.call_later(delay, lambda: None)  # wakes the runner's loop when it expires
+
+    # -- cycles ------------------------------------------------------------------------------------
+
+    def schedule_next(self) -> bool:
+        """Run one cycle for the first ready entity; return False when none is ready."""
+        ready = self.ready()
+        if not ready:
+            return False
+        entity = ready[0]
+        if entity.key.startswith("pod:"):
+            self._pod_cycle(entity)
+        else:
+            self._group_cycle(entity)
+        return True
+
+    def run_until_idle(self, limit: int = 10_000) -> int:
+        """Run cycles until no entity is ready (virtual-time tests); return how many ran."""
+        for count in range(limit):
+            if not self.schedule_next():
+                return count
+        raise RuntimeError(f"still scheduling after {limit} cycles")
+
+    def _snapshot(self) -> dict[str, NodeInfo]:
+        return {name: info.copy() for name, info in self.nodes.items()}
+
+    def _find_node(self, pod: Pod, snapshot: dict[str, NodeInfo]) -> tuple[str | None, dict[str, Status]]:
+        statuses: dict[str, Status] = {}
+        feasible = []
+        for name in sorted(snapshot):
+            info = snapshot[name]
+            for plugin in self.profile.at("Filter"):
+                status = plugin.filter(None, pod, info)
+                if not status.ok:
+                    statuses[name] = status
+                    break
+            else:
+                feasible.append(info)
+        if not feasible:
+            return None, statuses
+        best, best_score = None, -1
+        for info in feasible:
+            score = sum(plugin.score(None, pod, info)[0] for plugin in self.profile.at("Score"))
+            if score > best_score:
+                best, best_score = info, score
+        return best.name, statuses
+
+    def _pod_cycle(self, entity: _Entity) -> None:
+        (pod,) = self._pending_of(entity.key)
+        snapshot = self._snapshot()
+        node, statuses = self._find_node(pod, snapshot)
+        if node is None:
+            self.writer.pod_unschedulable(pod, "Unschedulable", fit_error(len(snapshot), statuses))
+            self._park(entity)
+            return
+        self._assume(pod, node)
+        self._bind(pod, node)
+
+    def _validate_group(self, group: PodGroup, pods: list[Pod]) -> str | None:
+        """v1.37's validatePodGroup: scheduler name, priority and preemption policy consistency."""
+        first = pods[0]
+        scheduled = [p for p in self.members(group.key) if p.node_name and p.active]
+        for pod in pods + scheduled:
+            if pod.scheduler_name != first.scheduler_name:
+                return ("all pods in a single pod group should have the same .spec.schedulerName set, "
+                        f'got: "{pod.scheduler_name}" and "{first.scheduler_name}"')
+        for pod in pods:
+            if pod.priority != group.priority:
+                return ("all pods in a single pod group should have the same priority as the pod group's priority, "
+                        f"got {pod.priority} and {group.priority}")
+        for pod in pods:
+            if pod.preemption_policy != first.preemption_policy:
+                return ("all pods in a single pod group should have the same preemption policy, "
+                        f"got {pod.preemption_policy} and {first.preemption_policy}")
+        return None
+
+    def _group_cycle(self, entity: _Entity) -> None:
+        group = self.groups[entity.key[6:]]
+        pods = self._pending_of(entity.key)
+        error = self._validate_group(group, pods)
+        if error is not None:
+            for pod in pods:
+                self.writer.pod_unschedulable(pod, "SchedulerError", error)
+            self._set_group_condition(group, False, "SchedulerError", error)
+            self._back_off(entity)
+            return
+
+        feasible_plugins = self.profile.at("PlacementFeasible")
+
+        def feasible(scheduled: int, remaining: int) -> Status:
+            for plugin in feasible_plugins:
+                status = plugin.placement_feasible(None, group, scheduled, remaining)
+                if not status.ok:
+                    return status
+            return Status.success()
+
+        snapshot = self._snapshot()
+        already = self.group_state(group.namespace, group.name).scheduled
+        scheduled, remaining = already, len(pods)
+        placed: list[tuple[Pod, str]] = []
+        misfits: dict[str, str] = {}
+        status = feasible(scheduled, remaining)
+        for pod in pods:
+            if status.code is Code.UNSCHEDULABLE:
+                break  # PlacementFeasible ended the cycle early
+            node, statuses = self._find_node(pod, snapshot)
+            remaining -= 1
+            if node is None:
+                misfits[pod.key] = fit_error(len(snapshot), statuses)
+            else:
+                snapshot[node].add(pod)
+                placed.append((pod, node))
+                scheduled += 1
+            status = feasible(scheduled, remaining)
+        if status.code is Code.WAIT:
+            status = Status.of(Code.UNSCHEDULABLE, *status.reasons, plugin=status.plugin)
+
+        if status.ok and placed:
+            self._set_group_condition(group, True, "Scheduled", "")
+            for pod, node in placed:
+                self._assume(pod, node)
+                permit, timeout = self._permit(pod, node)
+                if permit.code is Code.WAIT:
+                    self._wait(pod, node, timeout)
+                elif permit.ok:
+                    self._bind(pod, node)
+                else:
+                    self._forget(pod)
+                    self.writer.pod_unschedulable(pod, "Unschedulable", permit.message())
+            for pod in pods:
+                if pod.key in misfits:
+                    self.writer.pod_unschedulable(pod, "Unschedulable", misfits[pod.key])
+            entity.attempts = 0
+            return
+
+        # The group failed: nothing is bound; every member says why.
+        message = status.message() if not status.ok else POD_GROUP_UNSCHEDULABLE
+        for pod in pods:
+            if pod.key in misfits:
+                self.writer.pod_unschedulable(pod, "Unschedulable", misfits[pod.key])
+            else:
+                self.writer.pod_unschedulable(pod, "Unschedulable", f"{POD_GROUP_UNSCHEDULABLE}, {message}")
+        self._set_group_condition(group, False, "Unschedulable", message)
+        self._back_off(entity)
+
+    def _set_group_condition(self, group: PodGroup, status: bool, reason: str, message: str) -> None:
+        current = self.groups.get(group.key, group)
+        if current.initially_scheduled:
+            return  # terminal once True (GANG-COND-001)
+        if status:
+            self.groups[group.key] = dataclasses.replace(current, initially_scheduled=True)
+        self.writer.group_condition(current, status, reason, message)
+
+    # -- assume, permit, bind ----------------------------------------------------------------------
+
+    def _assume(self, pod: Pod, node: str) -> None:
+        self.assumed[pod.key] = node
+        if node in self.nodes:
+            self.nodes[node].add(pod)
+
+    def _forget(self, pod: Pod) -> None:
+        node = self.assumed.pop(pod.key, None)
+        if node and node in self.nodes:
+            self.nodes[node].remove(pod)
+
+    def _permit(self, pod: Pod, node: str) -> tuple[Status, float]:
+        longest = 0.0
+        result = Status.success()
+        for plugin in self.profile.at("Permit"):
+            status, timeout = plugin.permit(None, pod, node)
+            if status.code is Code.WAIT:
+                result, longest = status, max(longest, timeout)
+            elif not status.ok:
+                return status, 0
+        return result, longest
+
+    def _wait(self, pod: Pod, node: str, timeout: float) -> None:
+        def reject() -> None:
+            waiting = self.waiting.pop(pod.key, None)
+            if waiting is None:
+                return
+            self._forget(pod)
+            minutes, seconds = divmod(int(timeout), 60)
+            self.writer.pod_unschedulable(
+                pod, "Unschedulable",
+                f"rejected due to timeout after waiting {minutes}m{seconds}s at plugin {gang.NAME}")
+            entity = self.entities.get(self._entity_key(pod))
+            if entity is not None:
+                self._back_off(entity)
+
+        self.waiting[pod.key] = _Waiting(pod, node, self.clock.call_later(timeout, reject))
+
+    def _bind(self, pod: Pod, node: str) -> None:
+        status = self.writer.bind(pod, node)
+        if not status.ok:
+            self._forget(pod)
+            self.writer.pod_unschedulable(pod, "SchedulerError", status.message())
+            entity = self.entities.get(self._entity_key(pod))
+            if entity is not None:
+                self._back_off(entity)
