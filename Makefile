@@ -32,12 +32,14 @@ conformance: build ## the conformance run on a local v1.37.2 cluster; results in
 	$(PY) -m pytest suites --profile=$(PROFILE) --k8s-version=$(K8S_VERSION) \
 		--junitxml=$(REPORTS)/junit.xml --alluredir=$(REPORTS)/allure-results --clean-alluredir $(PYTEST_ARGS)
 
-test: build ## the project's tests: unit tests, harness tests, negative controls and the suites
+test: build ## the project's tests, then the suites against kube-scheduler and the reference scheduler
 	$(PY) -m pytest tests suites --k8s-version=$(K8S_VERSION) \
 		--junitxml=$(REPORTS)/junit-test.xml $(PYTEST_ARGS)
+	$(PY) -m pytest suites --scheduler=reference --k8s-version=$(K8S_VERSION) \
+		--junitxml=$(REPORTS)/junit-reference.xml $(PYTEST_ARGS)
 
 unit: setup ## only the tests that need no cluster
-	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py $(PYTEST_ARGS)
+	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/reference $(PYTEST_ARGS)
 
 stop-all: setup ## stop local clusters kept by --keep-on-failure or left by a killed run
 	$(PY) -m fixtures.providers.local stop-all

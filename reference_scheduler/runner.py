@@ -1,0 +1,245 @@
+"""Run the reference scheduler against a real API server.
+
+Informers (a list, then a watch, per kind) feed one event queue; a single loop applies the
+events to the :class:`~reference_scheduler.scheduler.Scheduler`, fires due timers and runs
+cycles. All scheduler state is touched by that loop only, so the core needs no locks.
+
+It writes to the cluster only what a scheduler writes: Bindings, the PodScheduled condition,
+the ``PodGroupInitiallyScheduled`` condition, and Scheduled / FailedScheduling events.
+Every API error is logged in one line and the loop goes on: a malformed object, a refused
+write or a lost connection never stops the scheduler.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import queue
+import signal
+import threading
+import time
+import uuid
+from typing import Any, Callable
+
+from kubernetes import client, config, watch
+from kubernetes.client.rest import ApiException
+
+from reference_scheduler.clock import SimClock
+from reference_scheduler.framework import Status
+from reference_scheduler.model import Node, Pod, PodGroup
+from reference_scheduler.scheduler import Scheduler
+
+log = logging.getLogger("reference_scheduler")
+SCHEDULING = ("scheduling.k8s.io", "v1beta1")
+#: Printed to the log once every informer has listed: the harness waits for it.
+READY_LINE = "reference scheduler ready: informers synced"
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _short(exc: BaseException) -> str:
+    if isinstance(exc, ApiException):
+        try:
+            return f"{exc.status} {json.loads(exc.body).get('message', '')}"[:300]
+        except (TypeError, ValueError):
+            return f"{exc.status} {exc.reason}"
+    return f"{type(exc).__name__}: {exc}"[:300]
+
+
+class ApiWriter:
+    """The scheduler's writes, as API calls. Failures are logged and reported as a Status."""
+
+    def __init__(self, api: client.ApiClient, scheduler_name: str):
+        self.core = client.CoreV1Api(api)
+        self.custom = client.CustomObjectsApi(api)
+        self.name = scheduler_name
+
+    def bind(self, pod: Pod, node: str) -> Status:
+        body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": pod.name, "uid": pod.uid},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
+        try:
+            self.core.create_namespaced_pod_binding(pod.name, pod.namespace, body, _preload_content=False)
+        except ApiException as exc:
+            log.warning("bind %s to %s failed: %s", pod.key, node, _short(exc))
+            return Status.as_error(f"binding rejected: {_short(exc)}")
+        self._event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {node}")
+        return Status.success()
+
+    def pod_unschedulable(self, pod: Pod, reason: str, message: str) -> None:
+        condition = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message,
+                     "lastTransitionTime": _now(), "lastProbeTime": None}
+        try:
+            self.core.patch_namespaced_pod_status(pod.name, pod.namespace, {"status": {"conditions": [condition]}})
+        except ApiException as exc:
+            if exc.status != 404:
+                log.warning("status of %s not written: %s", pod.key, _short(exc))
+        self._event(pod, "Warning", "FailedScheduling", message)
+
+    def group_condition(self, group: PodGroup, status: bool, reason: str, message: str) -> None:
+        condition = {"type": "PodGroupInitiallyScheduled", "status": "True" if status else "False",
+                     "reason": reason, "message": message, "lastTransitionTime": _now()}
+        try:
+            current = self.custom.get_namespaced_custom_object(*SCHEDULING, group.namespace, "podgroups", group.name)
+            others = [c for c in (current.get("status") or {}).get("conditions") or []
+                      if c.get("type") != "PodGroupInitiallyScheduled"]
+            old = next((c for c in (current.get("status") or {}).get("conditions") or []
+                        if c.get("type") == "PodGroupInitiallyScheduled"), None)
+            if old is not None and old.get("status") == condition["status"]:
+                condition["lastTransitionTime"] = old.get("lastTransitionTime") or condition["lastTransitionTime"]
+            self.custom.patch_namespaced_custom_object_status(
+                *SCHEDULING, group.namespace, "podgroups", group.name,
+                {"status": {"conditions": others + [condition]}})
+        except ApiException as exc:
+            if exc.status != 404:
+                log.warning("condition of PodGroup %s not written: %s", group.key, _short(exc))
+
+    def _event(self, pod: Pod, type_: str, reason: str, message: str) -> None:
+        body = {
+            "metadata": {"name": f"{pod.name}.{uuid.uuid4().hex[:12]}", "namespace": pod.namespace},
+            "involvedObject": {"kind": "Pod", "namespace": pod.namespace, "name": pod.name, "uid": pod.uid,
+                               "apiVersion": "v1"},
+            "reason": reason, "message": message[:1024], "type": type_,
+            "source": {"component": self.name}, "reportingComponent": self.name,
+            "firstTimestamp": _now(), "lastTimestamp": _now(), "count": 1,
+        }
+        try:
+            self.core.create_namespaced_event(pod.namespace, body)
+        except ApiException as exc:
+            if exc.status != 404:
+                log.warning("event %s for %s not written: %s", reason, pod.key, _short(exc))
+
+
+class Informer(threading.Thread):
+    """List, then watch, one kind; push (kind, object or None, key) onto the loop's queue."""
+
+    def __init__(self, kind: str, lister: Callable[..., Any], kwargs: dict, events: queue.Queue,
+                 stop: threading.Event, synced: threading.Event):
+        super().__init__(daemon=True, name=f"informer-{kind}")
+        self.kind, self.lister, self.kwargs, self.events, self.stop, self.synced = \
+            kind, lister, kwargs, events, stop, synced
+
+    @staticmethod
+    def key(obj: dict) -> str:
+        meta = obj["metadata"]
+        return f"{meta['namespace']}/{meta['name']}" if meta.get("namespace") else meta["name"]
+
+    def run(self) -> None:
+        known: set[str] = set()
+        while not self.stop.is_set():
+            try:
+                body = json.loads(self.lister(**self.kwargs, _preload_content=False).data)
+                seen = set()
+                for item in body.get("items") or []:
+                    seen.add(self.key(item))
+                    self.events.put((self.kind, item, self.key(item)))
+                for gone in known - seen:
+                    self.events.put((self.kind, None, gone))
+                known = seen
+                self.synced.set()
+                w = watch.Watch()
+                for event in w.stream(self.lister, **self.kwargs, resource_version=body["metadata"]["resourceVersion"],
+                                      timeout_seconds=120):
+                    if self.stop.is_set():
+                        return
+                    if event["type"] == "ERROR":
+                        break
+                    raw = event["raw_object"]
+                    key = self.key(raw)
+                    if event["type"] == "DELETED":
+                        known.discard(key)
+                        self.events.put((self.kind, None, key))
+                    else:
+                        known.add(key)
+                        self.events.put((self.kind, raw, key))
+            except Exception as exc:  # unreachable server, 410 Gone, decode errors: relist after a pause
+                if self.stop.is_set():
+                    return
+                log.warning("%s informer: %s; relisting", self.kind, _short(exc))
+                self.stop.wait(1.0)
+
+
+class Runner:
+    def __init__(self, api: client.ApiClient, scheduler_name: str):
+        self.api = api
+        self.clock = SimClock(start=time.monotonic())
+        self.scheduler = Scheduler(scheduler_name, self.clock, ApiWriter(api, scheduler_name))
+        self.events: queue.Queue = queue.Queue()
+        self.stop = threading.Event()
+        core, custom = client.CoreV1Api(api), client.CustomObjectsApi(api)
+        sources = [
+            ("Node", core.list_node, {}),
+            ("PodGroup", custom.list_cluster_custom_object,
+             {"group": SCHEDULING[0], "version": SCHEDULING[1], "plural": "podgroups"}),
+            ("Pod", core.list_pod_for_all_namespaces, {}),
+        ]
+        self.synced = [threading.Event() for _ in sources]
+        self.informers = [Informer(kind, lister, kwargs, self.events, self.stop, synced)
+                          for (kind, lister, kwargs), synced in zip(sources, self.synced)]
+
+    def apply(self, kind: str, obj: dict | None, key: str) -> None:
+        try:
+            if kind == "Node":
+                self.scheduler.on_node(Node.from_api(obj) if obj else None, key)
+            elif kind == "PodGroup":
+                self.scheduler.on_pod_group(PodGroup.from_api(obj) if obj else None, key)
+            else:
+                self.scheduler.on_pod(Pod.from_api(obj) if obj else None, key)
+        except (KeyError, TypeError, ValueError) as exc:
+            log.warning("ignoring malformed %s %s: %s", kind, key, _short(exc))
+
+    def drain(self, timeout: float) -> None:
+        try:
+            item = self.events.get(timeout=max(0.0, timeout))
+        except queue.Empty:
+            return
+        self.apply(*item)
+        while True:
+            try:
+                self.apply(*self.events.get_nowait())
+            except queue.Empty:
+                return
+
+    def run(self) -> None:
+        for informer in self.informers:
+            informer.start()
+        announced = False
+        while not self.stop.is_set():
+            due = self.clock.next_due()
+            self.drain(0.5 if due is None else min(0.5, max(0.0, due - time.monotonic())))
+            if not announced and all(s.is_set() for s in self.synced):
+                self.drain(0)
+                log.info(READY_LINE)
+                announced = True
+            self.clock.run(until=time.monotonic())
+            if announced:
+                while not self.stop.is_set() and self.scheduler.schedule_next():
+                    self.drain(0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m reference_scheduler",
+                                     description="gangconf's reference gang scheduler, against a real API server")
+    parser.add_argument("--kubeconfig", required=True, help="kubeconfig of the scheduler's own identity")
+    parser.add_argument("--scheduler-name", default="gangconf-reference",
+                        help="the spec.schedulerName this scheduler serves (default gangconf-reference)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log every cycle")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        api = config.new_client_from_config(config_file=args.kubeconfig)
+    except Exception as exc:
+        log.error("cannot load kubeconfig %s: %s", args.kubeconfig, _short(exc))
+        return 2
+    runner = Runner(api, args.scheduler_name)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: runner.stop.set())
+    log.info("reference scheduler %s starting against %s", args.scheduler_name, api.configuration.host)
+    runner.run()
+    log.info("reference scheduler stopped")
+    return 0

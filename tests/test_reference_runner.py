@@ -1,0 +1,97 @@
+"""The reference scheduler's runner: its identity, and bad input that must never stop it."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+from kubernetes import client
+
+from fixtures.reference import ReferenceScheduler
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _allowed(api, user: str, verb: str, resource: str, subresource: str = "", group: str = "") -> bool:
+    review = client.AuthorizationV1Api(api).create_subject_access_review({
+        "spec": {"user": user, "groups": ["system:serviceaccounts", "system:authenticated"],
+                 "resourceAttributes": {"verb": verb, "resource": resource, "subresource": subresource,
+                                        "group": group, "namespace": "default"}}})
+    return review.status.allowed
+
+
+def test_the_reference_scheduler_runs_with_least_privilege(cluster_api, run_id, tmp_path, timeouts):
+    runner = ReferenceScheduler(cluster_api, run_id=f"{run_id}-rbac", log=tmp_path / "ref.log",
+                                start_timeout=timeouts.cluster_start)
+    try:
+        runner.start()
+        user = f"system:serviceaccount:{runner.namespace}:reference-scheduler"
+        may = [("list", "pods"), ("watch", "nodes"), ("create", "pods", "binding"), ("patch", "pods", "status"),
+               ("create", "events"), ("list", "podgroups", "", "scheduling.k8s.io"),
+               ("patch", "podgroups", "status", "scheduling.k8s.io")]
+        may_not = [("create", "pods"), ("update", "nodes"), ("delete", "nodes"), ("get", "secrets"),
+                   ("create", "podgroups", "", "scheduling.k8s.io"), ("delete", "podgroups", "", "scheduling.k8s.io"),
+                   ("create", "clusterrolebindings", "", "rbac.authorization.k8s.io")]
+        assert [a for a in may if not _allowed(cluster_api, user, *a)] == []
+        assert [a for a in may_not if _allowed(cluster_api, user, *a)] == []
+        kubeconfig = yaml.safe_load((runner.secrets / "kubeconfig").read_text())
+        assert (runner.secrets / "kubeconfig").stat().st_mode & 0o077 == 0
+        assert kubeconfig["users"][0]["name"] == "reference-scheduler"
+    finally:
+        runner.stop()
+    # Nothing it created is left.
+    assert runner.namespace not in {n.metadata.name for n in client.CoreV1Api(cluster_api).list_namespace().items
+                                    if n.status.phase == "Active"}
+    roles = {r.metadata.name for r in client.RbacAuthorizationV1Api(cluster_api).list_cluster_role().items}
+    assert runner.role not in roles
+
+
+def test_an_unreachable_server_is_logged_and_never_stops_the_scheduler(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "c",
+        "clusters": [{"name": "c", "cluster": {"server": f"https://127.0.0.1:{port}", "insecure-skip-tls-verify": True}}],
+        "users": [{"name": "u", "user": {"token": "x"}}],
+        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}]}))
+    log = tmp_path / "log"
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "reference_scheduler", f"--kubeconfig={kubeconfig}"],
+                                cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while log.read_text().count("relisting") < 3:  # every informer failed at least once
+            assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+        assert proc.poll() is None
+        text = log.read_text()
+        assert "Traceback" not in text
+        assert all(len(line) < 500 for line in text.splitlines())
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0
+
+
+def test_a_malformed_object_is_skipped_with_one_line(caplog):
+    from reference_scheduler.runner import Runner
+
+    runner = Runner.__new__(Runner)  # only apply() is exercised: no API, no threads
+    from reference_scheduler.clock import SimClock
+    from reference_scheduler.scheduler import Scheduler
+    runner.scheduler = Scheduler("x", SimClock(), writer=None)
+    with caplog.at_level(logging.WARNING, logger="reference_scheduler"):
+        runner.apply("Pod", {"metadata": {}}, "ns/broken")
+        runner.apply("Node", {"metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "lots"}}}, "n")
+        runner.apply("PodGroup", {"metadata": {"name": "g", "namespace": "ns"},
+                                  "spec": {"schedulingPolicy": {"gang": {"minCount": "many"}}}}, "ns/g")
+    assert len(caplog.records) == 3, caplog.text
+    assert all("ignoring malformed" in r.getMessage() for r in caplog.records)
