@@ -45,5 +45,5 @@ stop-all: setup ## stop local clusters kept by --keep-on-failure or left by a ki
 	$(PY) -m fixtures.providers.local stop-all
 
 clean: ## remove reports and the virtualenv (the binary cache stays; it is ~/.cache/gangconf)
-	rm -rf $(REPORTS)/runs $(REPORTS)/*.xml $(REPORTS)/conformance.json $(REPORTS)/summary.md \
+	rm -rf $(REPORTS)/runs $(REPORTS)/*.xml $(REPORTS)/conformance*.json $(REPORTS)/summary*.md \
 		$(REPORTS)/allure-results $(VENV)
