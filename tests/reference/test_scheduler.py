@@ -5,61 +5,10 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from fakes import Cluster
 
-from reference_scheduler.clock import SimClock
 from reference_scheduler.framework import Status
-from reference_scheduler.model import Node, Pod, PodGroup, Resources
-from reference_scheduler.scheduler import Scheduler, fit_error
-
-NAME = "gangconf-reference"
-
-
-class Cluster:
-    """A fake API server for the core: binds are applied back as informer updates, writes recorded."""
-
-    def __init__(self) -> None:
-        self.clock = SimClock()
-        self.binds: list[tuple[str, str]] = []
-        self.conditions: dict[str, tuple[str, str]] = {}  # pod -> (reason, message)
-        self.group_conditions: dict[str, list[tuple[bool, str, str]]] = {}
-        self.fail_bind: set[str] = set()
-        self.scheduler = Scheduler(NAME, self.clock, self)
-
-    # Writer
-    def bind(self, pod: Pod, node: str) -> Status:
-        if pod.name in self.fail_bind:
-            return Status.as_error("binding rejected")
-        self.binds.append((pod.name, node))
-        self.scheduler.on_pod(dataclasses.replace(pod, node_name=node), pod.key)
-        return Status.success()
-
-    def pod_unschedulable(self, pod: Pod, reason: str, message: str) -> None:
-        self.conditions[pod.name] = (reason, message)
-
-    def group_condition(self, group: PodGroup, status: bool, reason: str, message: str) -> None:
-        self.group_conditions.setdefault(group.name, []).append((status, reason, message))
-
-    # Building the cluster
-    def nodes(self, count: int, cpu: str = "2", gpus: int = 0, prefix: str = "n") -> None:
-        for i in range(count):
-            alloc = {"cpu": cpu, "memory": "8Gi", "pods": "110", **({"nvidia.com/gpu": str(gpus)} if gpus else {})}
-            self.scheduler.on_node(Node(f"{prefix}{i}", allocatable=Resources.from_map(alloc)), f"{prefix}{i}")
-
-    def group(self, name: str, min_count: int | None = None, priority: int = 0) -> None:
-        self.scheduler.on_pod_group(PodGroup("ns", name, min_count=min_count, priority=priority), f"ns/{name}")
-
-    def pod(self, name: str, group: str | None = None, cpu: str = "1", gpus: int = 0, **kw) -> Pod:
-        req = {"cpu": cpu, "memory": "64Mi", **({"nvidia.com/gpu": str(gpus)} if gpus else {})}
-        pod = Pod("ns", name, scheduler_name=NAME, requests=Resources.from_map(req) + Resources(pods=1),
-                  pod_group=group, created=f"{self.clock.now():020.6f}-{name}", **kw)
-        self.scheduler.on_pod(pod, pod.key)
-        return pod
-
-    def bound(self, prefix: str = "") -> list[str]:
-        return [p for p, _ in self.binds if p.startswith(prefix)]
-
-    def run(self) -> None:
-        self.scheduler.run_until_idle()
+from reference_scheduler.scheduler import fit_error
 
 
 @pytest.fixture

@@ -1,0 +1,68 @@
+"""Properties of the reference scheduler over random clusters and gangs (hypothesis).
+
+The preemption properties of issue 3 (victims' priority, disruptionMode all) wait for
+preemption to be implemented; these cover placement.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fakes import Cluster
+
+node_cpus = st.lists(st.integers(min_value=1, max_value=8), min_size=1, max_size=8)
+gang_shapes = st.lists(
+    st.tuples(st.integers(min_value=1, max_value=6),   # members
+              st.integers(min_value=1, max_value=6),   # minCount (clipped to members)
+              st.integers(min_value=1, max_value=4)),  # cpu per member
+    min_size=1, max_size=5)
+
+
+def _build(cpus: list[int], gangs: list[tuple[int, int, int]]) -> tuple[Cluster, dict[str, int]]:
+    cluster = Cluster()
+    for i, cpu in enumerate(cpus):
+        cluster.nodes(1, cpu=str(cpu), prefix=f"n{i}-")
+    quorum = {}
+    for g, (members, min_count, cpu) in enumerate(gangs):
+        name = f"g{g}"
+        quorum[name] = min(min_count, members)
+        cluster.group(name, min_count=quorum[name])
+        for m in range(members):
+            cluster.pod(f"{name}-{m}", group=name, cpu=str(cpu))
+            cluster.clock.advance(0.001)
+    cluster.run()
+    return cluster, quorum
+
+
+@settings(max_examples=150, deadline=None)
+@given(node_cpus, gang_shapes)
+def test_all_or_nothing_holds_at_initial_placement(cpus, gangs):
+    cluster, quorum = _build(cpus, gangs)
+    for name, need in quorum.items():
+        bound = len(cluster.bound(f"{name}-"))
+        assert bound == 0 or bound >= need, (name, bound, need, cpus, gangs)
+
+
+@settings(max_examples=150, deadline=None)
+@given(node_cpus, gang_shapes)
+def test_no_node_is_ever_overcommitted(cpus, gangs):
+    cluster, _ = _build(cpus, gangs)
+    for info in cluster.scheduler.nodes.values():
+        assert info.requested.milli_cpu <= info.node.allocatable.milli_cpu, info
+        used = sum(p.requests.milli_cpu for p in info.pods.values())
+        assert used == info.requested.milli_cpu
+
+
+@settings(max_examples=150, deadline=None)
+@given(node_cpus, st.integers(min_value=1, max_value=4), st.integers(min_value=1, max_value=10),
+       st.integers(min_value=1, max_value=10))
+def test_a_homogeneous_gang_that_fits_somewhere_is_placed(cpus, cpu, members, min_count):
+    min_count = min(min_count, members)
+    capacity = sum(c // cpu for c in cpus)  # identical members: how many fit in total
+    cluster, _ = _build(cpus, [(members, min_count, cpu)])
+    bound = len(cluster.bound("g0-"))
+    if capacity >= min_count:
+        assert bound == min(members, capacity), (cpus, cpu, members, min_count, bound)
+    else:
+        assert bound == 0
