@@ -178,3 +178,53 @@ def test_interrupted_run_leaves_no_process(tmp_path, signum):
     rest, _ = child.communicate(timeout=120)
     assert wait_gone(pids) == [], "components outlived the interrupted run:\n" + rest[-2000:]
     assert not state.exists()
+
+
+def test_a_forks_scheduler_binary_is_the_one_that_runs(tmp_path):
+    fork = tmp_path / "fork" / "kube-scheduler"
+    fork.parent.mkdir()
+    fork.symlink_to(binaries.ensure().kube_scheduler.resolve())  # the multi-call binary, under a fork's path
+    cp = LocalControlPlane(binaries.ensure(), Profile.resolve("gang-beta"), tmp_path / "run", scheduler_binary=fork)
+    try:
+        cp.start()
+        argv = Path(f"/proc/{cp.component('kube-scheduler').pid}/cmdline").read_bytes().split(b"\0")
+        assert argv[0] == str(fork).encode()
+    finally:
+        cp.stop()
+
+
+_FAILING_TEST = '''
+from fixtures.pools import NodeShape
+
+def test_fails_on_purpose(pool, gang):
+    pool.add(1, NodeShape())
+    gang.pod("kept")
+    assert False, "failing on purpose to keep the cluster"
+'''
+
+
+def test_keep_on_failure_leaves_the_cluster_and_the_tests_objects_until_stop_all(tmp_path):
+    (tmp_path / "test_fail.py").write_text(_FAILING_TEST)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "fixtures.plugin", "-p", "no:pytest-kind", "-p", "no:cacheprovider",
+         "-q", "--rootdir", str(tmp_path), "-c", os.devnull, f"--reports-dir={tmp_path / 'reports'}",
+         "--keep-on-failure", str(tmp_path / "test_fail.py")],
+        cwd=REPO, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 1, proc.stdout
+    line = next((l for l in proc.stdout.splitlines() if "kept the cluster for inspection" in l), None)
+    assert line, proc.stdout
+    kubeconfig = line.split("KUBECONFIG=")[1].split(";")[0]
+    state = next(p for p in (Path(binaries.cache_dir()) / "runs").glob("*.json")
+                 if json.loads(p.read_text())["secrets"] in kubeconfig)
+    pids = [p["pid"] for p in json.loads(state.read_text())["processes"]]
+    try:
+        assert all(alive(p) for p in pids)
+        api = config.new_client_from_config(config_file=kubeconfig)
+        pods = client.CoreV1Api(api).list_pod_for_all_namespaces(label_selector="gangconf.io/run").items
+        assert [p.metadata.name for p in pods] == ["kept"]
+        api.close()
+    finally:
+        subprocess.run([sys.executable, "-m", "fixtures.providers.local", "stop-all"], cwd=REPO, check=True,
+                       capture_output=True)
+    assert wait_gone(pids) == []
+    assert not Path(kubeconfig).exists()
