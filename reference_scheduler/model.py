@@ -108,6 +108,7 @@ class Pod:
     phase: str = "Pending"
     deleting: bool = False
     created: str = ""  # RFC 3339, sorts in time order
+    started: str = ""  # status.startTime, RFC 3339
 
     @property
     def key(self) -> str:
@@ -153,6 +154,7 @@ class Pod:
             phase=status.get("phase") or "Pending",
             deleting=bool(meta.get("deletionTimestamp")),
             created=meta.get("creationTimestamp") or "",
+            started=status.get("startTime") or "",
         )
 
 

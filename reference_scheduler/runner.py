@@ -5,7 +5,8 @@ events to the :class:`~reference_scheduler.scheduler.Scheduler`, fires due timer
 cycles. All scheduler state is touched by that loop only, so the core needs no locks.
 
 It writes to the cluster only what a scheduler writes: Bindings, the PodScheduled condition,
-the ``PodGroupInitiallyScheduled`` condition, and Scheduled / FailedScheduling events.
+the ``PodGroupInitiallyScheduled`` condition, nominated nodes, Scheduled / FailedScheduling /
+Preempted events, and for preemption victims the DisruptionTarget condition and their deletion.
 Every API error is logged in one line and the loop goes on: a malformed object, a refused
 write or a lost connection never stops the scheduler.
 """
@@ -95,6 +96,26 @@ class ApiWriter:
         except ApiException as exc:
             if exc.status != 404:
                 log.warning("condition of PodGroup %s not written: %s", group.key, _short(exc))
+
+    def preempt(self, victim: Pod, message: str) -> None:
+        condition = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+                     "message": message, "lastTransitionTime": _now()}
+        try:
+            self.core.patch_namespaced_pod_status(victim.name, victim.namespace,
+                                                  {"status": {"conditions": [condition]}})
+            self.core.delete_namespaced_pod(victim.name, victim.namespace)
+        except ApiException as exc:
+            if exc.status != 404:
+                log.warning("preemption of %s failed: %s", victim.key, _short(exc))
+            return
+        self._event(victim, "Normal", "Preempted", message)
+
+    def nominate(self, pod: Pod, node: str) -> None:
+        try:
+            self.core.patch_namespaced_pod_status(pod.name, pod.namespace, {"status": {"nominatedNodeName": node}})
+        except ApiException as exc:
+            if exc.status != 404:
+                log.warning("nomination of %s failed: %s", pod.key, _short(exc))
 
     def _event(self, pod: Pod, type_: str, reason: str, message: str) -> None:
         body = {

@@ -34,6 +34,7 @@ from reference_scheduler.framework.registry import Profile
 from reference_scheduler.model import Node, Pod, PodGroup
 from reference_scheduler.nodeinfo import NodeInfo
 from reference_scheduler.plugins import gangscheduling as gang
+from reference_scheduler.plugins import preemption
 from reference_scheduler.plugins.basic import (
     NodeAffinity, NodeName, NodeResourcesFit, PrioritySort, SchedulingGates, TaintToleration)
 
@@ -54,6 +55,12 @@ class Writer(Protocol):
     def pod_unschedulable(self, pod: Pod, reason: str, message: str) -> None: ...
 
     def group_condition(self, group: PodGroup, status: bool, reason: str, message: str) -> None: ...
+
+    def preempt(self, victim: Pod, message: str) -> None:
+        """Mark ``victim`` with DisruptionTarget (``message``) and delete it."""
+
+    def nominate(self, pod: Pod, node: str) -> None:
+        """Record ``node`` as the pod's nominated node (``status.nominatedNodeName``)."""
 
 
 class NodeUnschedulable:
@@ -106,6 +113,7 @@ class Scheduler:
         self.assumed: dict[str, str] = {}  # pod key -> node, placed but not yet seen bound
         self.entities: dict[str, _Entity] = {}
         self.waiting: dict[str, _Waiting] = {}  # pods held at Permit
+        self.nominated: dict[str, str] = {}  # preemptors -> the node their victims free
         self._seq = itertools.count()
         self.profile = self._default_profile(registry)
 
@@ -180,6 +188,7 @@ class Scheduler:
         if pod is None or (pod.node_name == "" and pod.deleting):
             self.pods.pop(key, None)
             self.assumed.pop(key, None)
+            self.nominated.pop(key, None)
             waiting = self.waiting.pop(key, None)
             if waiting is not None:
                 waiting.timer.cancel()
@@ -190,6 +199,7 @@ class Scheduler:
         self.pods[key] = pod
         if pod.node_name:
             self.assumed.pop(key, None)
+            self.nominated.pop(key, None)
         self._count(pod)
         if old is not None and old.node_name and not pod.active:
             self._unpark_all()  # a finished pod frees its node
@@ -318,8 +328,18 @@ class Scheduler:
                 return count
         raise RuntimeError(f"still scheduling after {limit} cycles")
 
-    def _snapshot(self) -> dict[str, NodeInfo]:
-        return {name: info.copy() for name, info in self.nodes.items()}
+    def _snapshot(self, for_pods: list[Pod] = ()) -> dict[str, NodeInfo]:
+        """The nodes as a cycle sees them: what is bound or assumed, plus the pods other
+        preemptors of at least the same priority are nominated to, so that nobody lower takes
+        the room a preemption freed."""
+        snapshot = {name: info.copy() for name, info in self.nodes.items()}
+        mine = {p.key for p in for_pods}
+        floor = min((p.priority for p in for_pods), default=0)
+        for key, node in self.nominated.items():
+            pod = self.pods.get(key)
+            if pod is not None and key not in mine and pod.priority >= floor and node in snapshot:
+                snapshot[node].add(pod)
+        return snapshot
 
     def _find_node(self, pod: Pod, snapshot: dict[str, NodeInfo]) -> tuple[str | None, dict[str, Status]]:
         statuses: dict[str, Status] = {}
@@ -344,14 +364,43 @@ class Scheduler:
 
     def _pod_cycle(self, entity: _Entity) -> None:
         (pod,) = self._pending_of(entity.key)
-        snapshot = self._snapshot()
+        self.nominated.pop(pod.key, None)
+        snapshot = self._snapshot([pod])
         node, statuses = self._find_node(pod, snapshot)
         if node is None:
-            self.writer.pod_unschedulable(pod, "Unschedulable", fit_error(len(snapshot), statuses))
-            self._park(entity)
+            message = fit_error(len(snapshot), statuses)
+            if pod.preemption_policy != "Never":
+                message = self._preempt_for_pod(pod, snapshot, statuses, message)
+            self.writer.pod_unschedulable(pod, "Unschedulable", message)
+            if pod.key in self.nominated:
+                self._back_off(entity)  # victims are on their way out: try again soon
+            else:
+                self._park(entity)
             return
         self._assume(pod, node)
         self._bind(pod, node)
+
+    def _fits(self, pod: Pod, info: NodeInfo) -> bool:
+        return all(plugin.filter(None, pod, info).ok for plugin in self.profile.at("Filter"))
+
+    def _preempt_for_pod(self, pod: Pod, snapshot: dict[str, NodeInfo], statuses: dict[str, Status],
+                         message: str) -> str:
+        """PostFilter for a pod without a group; returns the message the pod is given."""
+        units = preemption.victim_units([p for p in self.pods.values() if p.node_name], self.groups)
+        helpful = lambda name: statuses.get(name) is None or statuses[name].code is not Code.UNSCHEDULABLE_AND_UNRESOLVABLE  # noqa: E731
+        node, victims, reasons = preemption.preempt_for_pod(pod, snapshot, units, self._fits, helpful)
+        if node is None:
+            return f"{message} {preemption.preemption_message(len(snapshot), reasons)}"
+        self._evict(victims, by_group=False)
+        self.nominated[pod.key] = node
+        self.writer.nominate(pod, node)
+        return message
+
+    def _evict(self, victims: list[preemption.Unit], *, by_group: bool) -> None:
+        text = preemption.disruption_message(self.scheduler_name, by_group)
+        for unit in victims:
+            for victim in unit.pods:
+                self.writer.preempt(victim, text)
 
     def _validate_group(self, group: PodGroup, pods: list[Pod]) -> str | None:
         """v1.37's validatePodGroup: scheduler name, priority and preemption policy consistency."""
@@ -382,35 +431,9 @@ class Scheduler:
             self._back_off(entity)
             return
 
-        feasible_plugins = self.profile.at("PlacementFeasible")
-
-        def feasible(scheduled: int, remaining: int) -> Status:
-            for plugin in feasible_plugins:
-                status = plugin.placement_feasible(None, group, scheduled, remaining)
-                if not status.ok:
-                    return status
-            return Status.success()
-
-        snapshot = self._snapshot()
-        already = self.group_state(group.namespace, group.name).scheduled
-        scheduled, remaining = already, len(pods)
-        placed: list[tuple[Pod, str]] = []
-        misfits: dict[str, str] = {}
-        status = feasible(scheduled, remaining)
-        for pod in pods:
-            if status.code is Code.UNSCHEDULABLE:
-                break  # PlacementFeasible ended the cycle early
-            node, statuses = self._find_node(pod, snapshot)
-            remaining -= 1
-            if node is None:
-                misfits[pod.key] = fit_error(len(snapshot), statuses)
-            else:
-                snapshot[node].add(pod)
-                placed.append((pod, node))
-                scheduled += 1
-            status = feasible(scheduled, remaining)
-        if status.code is Code.WAIT:
-            status = Status.of(Code.UNSCHEDULABLE, *status.reasons, plugin=status.plugin)
+        self.nominated = {k: v for k, v in self.nominated.items() if k not in {p.key for p in pods}}
+        snapshot = self._snapshot(pods)
+        status, placed, misfits = self._place_group(group, pods, snapshot)
 
         if status.ok and placed:
             self._set_group_condition(group, True, "Scheduled", "")
@@ -432,6 +455,8 @@ class Scheduler:
 
         # The group failed: nothing is bound; every member says why.
         message = status.message() if not status.ok else POD_GROUP_UNSCHEDULABLE
+        if group.preemption_policy != "Never" and all(p.preemption_policy != "Never" for p in pods):
+            message = self._preempt_for_group(group, pods, message)
         for pod in pods:
             if pod.key in misfits:
                 self.writer.pod_unschedulable(pod, "Unschedulable", misfits[pod.key])
@@ -439,6 +464,63 @@ class Scheduler:
                 self.writer.pod_unschedulable(pod, "Unschedulable", f"{POD_GROUP_UNSCHEDULABLE}, {message}")
         self._set_group_condition(group, False, "Unschedulable", message)
         self._back_off(entity)
+
+    def _place_group(self, group: PodGroup, pods: list[Pod], snapshot: dict[str, NodeInfo]
+                     ) -> tuple[Status, list[tuple[Pod, str]], dict[str, str]]:
+        """The pod-group algorithm on ``snapshot`` (which it changes): GANG-CYCLE-001.
+
+        PlacementFeasible runs before the first pod and after each one; Unschedulable ends the
+        loop early, a Wait left at the end becomes Unschedulable. Returns the group status, the
+        placements and each misfit's own fit error.
+        """
+        def feasible(scheduled: int, remaining: int) -> Status:
+            for plugin in self.profile.at("PlacementFeasible"):
+                status = plugin.placement_feasible(None, group, scheduled, remaining)
+                if not status.ok:
+                    return status
+            return Status.success()
+
+        scheduled = self.group_state(group.namespace, group.name).scheduled
+        remaining = len(pods)
+        placed: list[tuple[Pod, str]] = []
+        misfits: dict[str, str] = {}
+        status = feasible(scheduled, remaining)
+        for pod in pods:
+            if status.code is Code.UNSCHEDULABLE:
+                break  # PlacementFeasible ended the cycle early
+            node, statuses = self._find_node(pod, snapshot)
+            remaining -= 1
+            if node is None:
+                misfits[pod.key] = fit_error(len(snapshot), statuses)
+            else:
+                snapshot[node].add(pod)
+                placed.append((pod, node))
+                scheduled += 1
+            status = feasible(scheduled, remaining)
+        if status.code is Code.WAIT:
+            status = Status.of(Code.UNSCHEDULABLE, *status.reasons, plugin=status.plugin)
+        return status, placed, misfits
+
+    def _preempt_for_group(self, group: PodGroup, pods: list[Pod], message: str) -> str:
+        """PodGroupPostFilter; returns the group's message."""
+        units = preemption.victim_units([p for p in self.pods.values() if p.node_name and p.group_key != group.key],
+                                        self.groups)
+        base = self._snapshot(pods)
+
+        def places(trial: dict[str, NodeInfo]) -> bool:
+            status, placed, _ = self._place_group(group, pods, trial)
+            return status.ok and bool(placed)
+
+        victims = preemption.preempt_for_group(group.priority, base, units, places)
+        if victims is None:
+            return f"{message}, {preemption.NO_VICTIMS_FOR_GROUP}"
+        self._evict(victims, by_group=True)
+        trial = preemption.without(base, victims)
+        _, placed, _ = self._place_group(group, pods, trial)
+        for pod, node in placed:
+            self.nominated[pod.key] = node
+            self.writer.nominate(pod, node)
+        return message
 
     def _set_group_condition(self, group: PodGroup, status: bool, reason: str, message: str) -> None:
         current = self.groups.get(group.key, group)

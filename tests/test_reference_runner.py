@@ -33,6 +33,7 @@ def test_the_reference_scheduler_runs_with_least_privilege(cluster_api, run_id, 
         runner.start()
         user = f"system:serviceaccount:{runner.namespace}:reference-scheduler"
         may = [("list", "pods"), ("watch", "nodes"), ("create", "pods", "binding"), ("patch", "pods", "status"),
+               ("delete", "pods"),
                ("create", "events"), ("list", "podgroups", "", "scheduling.k8s.io"),
                ("patch", "podgroups", "status", "scheduling.k8s.io")]
         may_not = [("create", "pods"), ("update", "nodes"), ("delete", "nodes"), ("get", "secrets"),

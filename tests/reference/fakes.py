@@ -21,6 +21,8 @@ class Cluster:
         self.conditions: dict[str, tuple[str, str]] = {}  # pod -> (reason, message)
         self.group_conditions: dict[str, list[tuple[bool, str, str]]] = {}
         self.fail_bind: set[str] = set()
+        self.preempted: list[tuple[str, str]] = []  # (victim, message)
+        self.nominations: dict[str, str] = {}
         self.scheduler = Scheduler(NAME, self.clock, self)
 
     # Writer
@@ -37,14 +39,25 @@ class Cluster:
     def group_condition(self, group: PodGroup, status: bool, reason: str, message: str) -> None:
         self.group_conditions.setdefault(group.name, []).append((status, reason, message))
 
+    def preempt(self, victim: Pod, message: str) -> None:
+        self.preempted.append((victim.name, message))
+        self.binds = [(p, n) for p, n in self.binds if p != victim.name]
+        self.scheduler.on_pod(None, victim.key)  # the fake kubelet deletes at once
+
+    def nominate(self, pod: Pod, node: str) -> None:
+        self.nominations[pod.name] = node
+
     # Building the cluster
     def nodes(self, count: int, cpu: str = "2", gpus: int = 0, prefix: str = "n") -> None:
         for i in range(count):
             alloc = {"cpu": cpu, "memory": "8Gi", "pods": "110", **({"nvidia.com/gpu": str(gpus)} if gpus else {})}
             self.scheduler.on_node(Node(f"{prefix}{i}", allocatable=Resources.from_map(alloc)), f"{prefix}{i}")
 
-    def group(self, name: str, min_count: int | None = None, priority: int = 0) -> None:
-        self.scheduler.on_pod_group(PodGroup("ns", name, min_count=min_count, priority=priority), f"ns/{name}")
+    def group(self, name: str, min_count: int | None = None, priority: int = 0, disruption: str = "single",
+              preemption_policy: str = "PreemptLowerPriority") -> None:
+        self.scheduler.on_pod_group(PodGroup("ns", name, min_count=min_count, priority=priority,
+                                             disruption_mode=disruption, preemption_policy=preemption_policy),
+                                    f"ns/{name}")
 
     def pod(self, name: str, group: str | None = None, cpu: str = "1", gpus: int = 0, **kw) -> Pod:
         req = {"cpu": cpu, "memory": "64Mi", **({"nvidia.com/gpu": str(gpus)} if gpus else {})}

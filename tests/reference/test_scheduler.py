@@ -69,7 +69,8 @@ def test_cycle_003_nothing_is_bound_when_the_gang_cannot_fit(cluster):
         cluster.pod(f"g-{i}", group="g", cpu="2")
     cluster.run()
     assert cluster.binds == []
-    group_message = "minCount (4) cannot be satisfied: 3 scheduled, 0 remaining"
+    group_message = ("minCount (4) cannot be satisfied: 3 scheduled, 0 remaining, "
+                     "pod group preemption: No preemption victims found for incoming preemptor")  # as v1.37.2 writes it
     assert cluster.group_conditions["g"][-1] == (False, "Unschedulable", group_message)
     fit = [c for c in cluster.conditions.values() if c[1].startswith("pod group is unschedulable")]
     assert len(fit) == 3 and fit[0] == ("Unschedulable", f"pod group is unschedulable, {group_message}")
@@ -100,7 +101,8 @@ def test_basic_001_places_members_independently(cluster):
     assert len(cluster.bound("some-")) == 2 and cluster.bound("none-") == []
     assert cluster.group_conditions["some"][0] == (True, "Scheduled", "")
     assert cluster.group_conditions["none"][-1] == (
-        False, "Unschedulable", "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining")
+        False, "Unschedulable", "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining, "
+                                "pod group preemption: No preemption victims found for incoming preemptor")
 
 
 def _jobs(cluster: Cluster, grouped: bool) -> None:

@@ -1,0 +1,137 @@
+"""DefaultPreemption, workload-aware (GANG-PREEMPT-001 to 005).
+
+Victims come in *units*: a bound pod on its own, or, when its PodGroup has
+``disruptionMode: all``, every bound member of that PodGroup together (across nodes). A
+unit's priority is its PodGroup's priority whenever the pod has one, even with ``single``.
+
+* A **pod** preempts node by node: on each node where it could fit, remove every unit of
+  lower priority that has a pod there, then give units back (reprieve), most important
+  first, as long as the pod still fits. The node whose victims matter least wins.
+* A **pod group** preempts cluster-wide: remove every unit of lower priority than the
+  group, run the group's placement once, then reprieve units most important first as long
+  as the group still places. A group (or pod) with ``preemptionPolicy: Never`` does not
+  preempt.
+
+Importance, most important first: higher priority; a PodGroup unit before a single pod;
+the larger unit; the earlier start.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+from reference_scheduler.model import Pod, PodGroup
+from reference_scheduler.nodeinfo import NodeInfo
+
+NAME = "DefaultPreemption"
+NO_VICTIMS_FOR_GROUP = "pod group preemption: No preemption victims found for incoming preemptor"
+NOT_HELPFUL = "Preemption is not helpful for scheduling"
+NO_VICTIMS_FOR_POD = "No preemption victims found for incoming pod"
+
+
+def disruption_message(scheduler_name: str, by_group: bool) -> str:
+    return f"{scheduler_name}: preempting to accommodate a higher priority {'podgroup' if by_group else 'pod'}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    """Pods that are evicted together, with the priority they are judged by."""
+
+    pods: tuple[Pod, ...]
+    priority: int
+    group: PodGroup | None = None
+
+    @property
+    def importance(self) -> tuple:
+        """Sort key, most important first."""
+        started = min((p.started or p.created for p in self.pods), default="")
+        return (-self.priority, 0 if self.group is not None else 1, -len(self.pods), started)
+
+
+def victim_units(bound: list[Pod], groups: dict[str, PodGroup]) -> list[Unit]:
+    """Group the bound, running, not terminating pods into eviction units."""
+    units: list[Unit] = []
+    by_group: dict[str, list[Pod]] = {}
+    for pod in bound:
+        if not pod.active or pod.deleting:
+            continue
+        group = groups.get(pod.group_key) if pod.group_key else None
+        if group is not None and group.disruption_mode == "all":
+            by_group.setdefault(group.key, []).append(pod)
+        else:
+            units.append(Unit((pod,), group.priority if group is not None else pod.priority, group))
+    for key, pods in by_group.items():
+        group = groups[key]
+        units.append(Unit(tuple(sorted(pods, key=lambda p: p.key)), group.priority, group))
+    return sorted(units, key=lambda u: u.importance)
+
+
+def without(snapshot: dict[str, NodeInfo], units: list[Unit]) -> dict[str, NodeInfo]:
+    copy = {name: info.copy() for name, info in snapshot.items()}
+    for unit in units:
+        for pod in unit.pods:
+            if pod.node_name in copy:
+                copy[pod.node_name].remove(pod)
+    return copy
+
+
+def preempt_for_group(
+    priority: int,
+    snapshot: dict[str, NodeInfo],
+    units: list[Unit],
+    places: Callable[[dict[str, NodeInfo]], bool],
+) -> list[Unit] | None:
+    """The units a group of ``priority`` must evict to place, or None when no eviction helps."""
+    candidates = [u for u in units if u.priority < priority]
+    if not candidates or not places(without(snapshot, candidates)):
+        return None
+    victims = list(candidates)
+    for unit in sorted(candidates, key=lambda u: u.importance):  # reprieve the most important first
+        trial = [v for v in victims if v is not unit]
+        if places(without(snapshot, trial)):
+            victims = trial
+    return victims
+
+
+def preempt_for_pod(
+    pod: Pod,
+    snapshot: dict[str, NodeInfo],
+    units: list[Unit],
+    fits: Callable[[Pod, NodeInfo], bool],
+    helpful: Callable[[str], bool],
+) -> tuple[str | None, list[Unit], dict[str, str]]:
+    """Where a single pod can go by preemption, and whom it evicts there.
+
+    Returns the node (or None), the victim units, and per node why it was no candidate.
+    """
+    reasons: dict[str, str] = {}
+    best: tuple[tuple, str, list[Unit]] | None = None
+    for name in sorted(snapshot):
+        if not helpful(name):
+            reasons[name] = NOT_HELPFUL
+            continue
+        here = [u for u in units if u.priority < pod.priority and any(p.node_name == name for p in u.pods)]
+        if not here or not fits(pod, without(snapshot, here)[name]):
+            reasons[name] = NO_VICTIMS_FOR_POD
+            continue
+        victims = list(here)
+        for unit in sorted(here, key=lambda u: u.importance):
+            trial = [v for v in victims if v is not unit]
+            if fits(pod, without(snapshot, trial)[name]):
+                victims = trial
+        evicted = [p for u in victims for p in u.pods]
+        rank = (max(u.priority for u in victims), len(evicted), sum(u.priority for u in victims), name)
+        if best is None or rank < best[0]:
+            best = (rank, name, victims)
+    if best is None:
+        return None, [], reasons
+    return best[1], best[2], reasons
+
+
+def preemption_message(total_nodes: int, reasons: dict[str, str]) -> str:
+    histogram: dict[str, int] = {}
+    for reason in reasons.values():
+        histogram[reason] = histogram.get(reason, 0) + 1
+    parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
+    return f"preemption: 0/{total_nodes} nodes are available: {', '.join(parts)}."

@@ -1,0 +1,166 @@
+"""Workload-aware preemption in the reference scheduler (GANG-PREEMPT-001 to 005), in virtual time.
+
+The e2e shape from the catalogue: nodes with 2 units of an extended resource; a victim gang of
+2 at low priority; a preemptor needing 1 unit.
+"""
+
+from __future__ import annotations
+
+from fakes import Cluster
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reference_scheduler.model import Pod, PodGroup, Resources
+from reference_scheduler.plugins.preemption import victim_units
+
+LOW, HIGH = 10, 1000
+DISRUPTION_BY_POD = "gangconf-reference: preempting to accommodate a higher priority pod"
+DISRUPTION_BY_GROUP = "gangconf-reference: preempting to accommodate a higher priority podgroup"
+
+
+def _victim_gang(cluster: Cluster, disruption: str) -> None:
+    cluster.nodes(1, cpu="8", gpus=2)
+    cluster.group("victims", min_count=2, priority=LOW, disruption=disruption)
+    cluster.pod("victims-0", group="victims", gpus=1, priority=LOW)
+    cluster.pod("victims-1", group="victims", gpus=1, priority=LOW)
+    cluster.run()
+    assert len(cluster.bound("victims-")) == 2
+
+
+def test_preempt_002_disruption_all_evicts_the_whole_group_for_a_pod_group():
+    cluster = Cluster()
+    _victim_gang(cluster, "all")
+    cluster.group("pre", min_count=1, priority=HIGH)
+    cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH)
+    cluster.run()
+    assert sorted(v for v, _ in cluster.preempted) == ["victims-0", "victims-1"]
+    assert {m for _, m in cluster.preempted} == {DISRUPTION_BY_GROUP}
+    assert cluster.nominations == {"pre-0": "n0"}
+    cluster.clock.advance(1)
+    cluster.run()
+    assert cluster.bound("pre-") == ["pre-0"]
+
+
+def test_preempt_002_disruption_single_evicts_one_member_for_a_pod_group():
+    cluster = Cluster()
+    _victim_gang(cluster, "single")
+    cluster.group("pre", min_count=1, priority=HIGH)
+    cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH)
+    cluster.run()
+    assert len(cluster.preempted) == 1
+    cluster.clock.advance(1)
+    cluster.run()
+    assert cluster.bound("pre-") == ["pre-0"] and len(cluster.bound("victims-")) == 1
+
+
+def test_preempt_003_an_individual_pod_honours_disruption_all():
+    cluster = Cluster()
+    _victim_gang(cluster, "all")
+    cluster.pod("solo", gpus=1, priority=HIGH)
+    cluster.run()
+    assert sorted(v for v, _ in cluster.preempted) == ["victims-0", "victims-1"]
+    assert {m for _, m in cluster.preempted} == {DISRUPTION_BY_POD}
+    cluster.clock.advance(1)
+    cluster.run()
+    assert cluster.bound("solo") == ["solo"]
+
+
+def test_preempt_003_an_individual_pod_evicts_one_member_with_single():
+    cluster = Cluster()
+    _victim_gang(cluster, "single")
+    cluster.pod("solo", gpus=1, priority=HIGH)
+    cluster.run()
+    cluster.clock.advance(1)
+    cluster.run()
+    assert len(cluster.preempted) == 1 and cluster.bound("solo") == ["solo"]
+
+
+def test_preempt_002_a_victims_priority_is_its_podgroups_not_the_pods():
+    """Pods whose own priority is high but whose PodGroup's is low are victims at the low priority."""
+    cluster = Cluster()
+    cluster.nodes(1, cpu="8", gpus=1)
+    cluster.group("victims", min_count=1, priority=LOW)
+    # Bound by another scheduler: its own priority would protect it; its PodGroup's does not (#139030).
+    gpu = Resources.from_map({"nvidia.com/gpu": "1"}) + Resources(pods=1)
+    victim = Pod("ns", "victims-0", scheduler_name="other", node_name="n0", priority=HIGH + 1,
+                 pod_group="victims", requests=gpu)
+    cluster.scheduler.on_pod(victim, victim.key)
+    cluster.pod("solo", gpus=1, priority=HIGH)
+    cluster.run()
+    assert [v for v, _ in cluster.preempted] == ["victims-0"]
+    cluster.clock.advance(1)
+    cluster.run()
+    assert cluster.bound("solo") == ["solo"]
+
+
+def test_preempt_001_no_victims_when_nothing_has_lower_priority():
+    cluster = Cluster()
+    _victim_gang(cluster, "all")
+    cluster.group("pre", min_count=1, priority=LOW)  # same priority: no preemption
+    cluster.pod("pre-0", group="pre", gpus=1, priority=LOW)
+    cluster.run()
+    assert cluster.preempted == [] and cluster.bound("pre-") == []
+    assert cluster.group_conditions["pre"][-1][2].endswith(
+        "pod group preemption: No preemption victims found for incoming preemptor")
+
+
+def test_preempt_005_preemption_policy_never_does_not_preempt():
+    cluster = Cluster()
+    _victim_gang(cluster, "all")
+    cluster.group("pre", min_count=1, priority=HIGH, preemption_policy="Never")
+    cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH)
+    cluster.run()
+    assert cluster.preempted == [] and len(cluster.bound("victims-")) == 2
+    assert cluster.group_conditions["pre"][-1][:2] == (False, "Unschedulable")
+
+
+def test_preempt_004_reprieve_keeps_the_more_important_units():
+    """Two lower-priority units fit the bill; the less important one goes."""
+    cluster = Cluster()
+    cluster.nodes(1, cpu="8", gpus=2)
+    cluster.pod("cheap", gpus=1, priority=1)
+    cluster.pod("dear", gpus=1, priority=5)
+    cluster.run()
+    cluster.pod("solo", gpus=1, priority=HIGH)
+    cluster.run()
+    assert [v for v, _ in cluster.preempted] == ["cheap"]
+
+
+def test_preempt_004_importance_order():
+    groups = {"ns/g": PodGroup("ns", "g", min_count=2, priority=5, disruption_mode="all"),
+              "ns/s": PodGroup("ns", "s", min_count=1, priority=5)}
+    pods = [
+        Pod("ns", "g-0", node_name="n", pod_group="g", created="2"), Pod("ns", "g-1", node_name="n", pod_group="g"),
+        Pod("ns", "s-0", node_name="n", pod_group="s"),
+        Pod("ns", "plain-early", node_name="n", priority=5, created="1"),
+        Pod("ns", "plain-late", node_name="n", priority=5, created="9"),
+        Pod("ns", "top", node_name="n", priority=50),
+    ]
+    order = [tuple(p.name for p in u.pods) for u in victim_units(pods, groups)]
+    assert order == [("top",), ("g-0", "g-1"), ("s-0",), ("plain-early",), ("plain-late",)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 20), st.sampled_from(["single", "all"]), st.integers(1, 3)),
+                min_size=1, max_size=5),
+       st.integers(0, 25))
+def test_preemption_never_evicts_a_unit_not_below_the_preemptor_and_never_half_of_an_all_group(victims, priority):
+    cluster = Cluster()
+    cluster.nodes(3, cpu="4", gpus=2)
+    for g, (prio, mode, size) in enumerate(victims):
+        cluster.group(f"v{g}", min_count=1, priority=prio, disruption=mode)
+        for m in range(size):
+            cluster.pod(f"v{g}-{m}", group=f"v{g}", gpus=1, priority=prio)
+    cluster.run()
+    bound_before = {name for name, _ in cluster.binds}
+    cluster.group("pre", min_count=2, priority=priority)
+    for m in range(2):
+        cluster.pod(f"pre-{m}", group="pre", gpus=2, priority=priority)
+    cluster.run()
+    evicted = {v for v, _ in cluster.preempted}
+    for g, (prio, mode, size) in enumerate(victims):
+        members = {f"v{g}-{m}" for m in range(size)} & bound_before
+        if members & evicted:
+            assert prio < priority, (g, prio, priority)
+            if mode == "all":
+                assert members <= evicted, (g, members, evicted)
