@@ -34,3 +34,42 @@ class NodeInfo:
 
     def copy(self) -> NodeInfo:
         return NodeInfo(self.node, dict(self.pods), self.requested)
+
+
+class Snapshot:
+    """The nodes as one cycle sees them, copy-on-write over the scheduler's cache.
+
+    Reads go to the cache; the first change to a node copies that node only, so a cycle over
+    thousands of nodes costs what it changes, not what exists. The cache must not change while
+    a snapshot is in use (the scheduler is single-threaded).
+    """
+
+    __slots__ = ("_base", "_order", "_own")
+
+    def __init__(self, base: dict[str, NodeInfo], order: list[str]):
+        self._base, self._order = base, order
+        self._own: dict[str, NodeInfo] = {}
+
+    def __getitem__(self, name: str) -> NodeInfo:
+        own = self._own.get(name)
+        return own if own is not None else self._base[name]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._base
+
+    def __iter__(self):
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def writable(self, name: str) -> NodeInfo:
+        own = self._own.get(name)
+        if own is None:
+            own = self._own[name] = self._base[name].copy()
+        return own
+
+    def fork(self) -> Snapshot:
+        other = Snapshot(self._base, self._order)
+        other._own = {name: info.copy() for name, info in self._own.items()}
+        return other

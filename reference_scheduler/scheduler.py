@@ -22,6 +22,7 @@ Queue model (what v1.37 does, as far as it can be observed from outside):
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import itertools
@@ -32,7 +33,7 @@ from reference_scheduler.clock import Clock, Timer
 from reference_scheduler.framework import Code, Registry, Status
 from reference_scheduler.framework.registry import Profile
 from reference_scheduler.model import Node, Pod, PodGroup
-from reference_scheduler.nodeinfo import NodeInfo
+from reference_scheduler.nodeinfo import NodeInfo, Snapshot
 from reference_scheduler.plugins import gangscheduling as gang
 from reference_scheduler.plugins import preemption
 from reference_scheduler.plugins.basic import (
@@ -114,6 +115,8 @@ class Scheduler:
         self.entities: dict[str, _Entity] = {}
         self.waiting: dict[str, _Waiting] = {}  # pods held at Permit
         self.nominated: dict[str, str] = {}  # preemptors -> the node their victims free
+        self._members: dict[str, set[str]] = {}  # group key -> keys of its pods (an index)
+        self._node_order: list[str] = []  # node names, sorted: the order filters visit them
         self._seq = itertools.count()
         self.profile = self._default_profile(registry)
 
@@ -141,7 +144,7 @@ class Scheduler:
         return self.groups.get(f"{namespace}/{name}")
 
     def members(self, group_key: str) -> list[Pod]:
-        return [p for p in self.pods.values() if p.group_key == group_key]
+        return [self.pods[k] for k in self._members.get(group_key, ())]
 
     def group_state(self, namespace: str, name: str) -> gang.GroupState:
         key = f"{namespace}/{name}"
@@ -168,11 +171,13 @@ class Scheduler:
     def on_node(self, node: Node | None, name: str) -> None:
         """A node was added or changed (``node``) or deleted (``None``)."""
         if node is None:
-            self.nodes.pop(name, None)
+            if self.nodes.pop(name, None) is not None:
+                self._node_order.remove(name)
             return
         info = self.nodes.get(name)
         if info is None:
             info = self.nodes[name] = NodeInfo(node)
+            bisect.insort(self._node_order, name)
             for pod in self.pods.values():
                 if pod.node_name == name or self.assumed.get(pod.key) == name:
                     info.add(pod)
@@ -185,6 +190,8 @@ class Scheduler:
         old = self.pods.get(key)
         if old is not None:
             self._uncount(old)
+        if old is not None and old.group_key:
+            self._members.get(old.group_key, set()).discard(key)
         if pod is None or (pod.node_name == "" and pod.deleting):
             self.pods.pop(key, None)
             self.assumed.pop(key, None)
@@ -197,6 +204,8 @@ class Scheduler:
             self._drop_entity_if_empty(old)
             return
         self.pods[key] = pod
+        if pod.group_key:
+            self._members.setdefault(pod.group_key, set()).add(key)
         if pod.node_name:
             self.assumed.pop(key, None)
             self.nominated.pop(key, None)
@@ -328,23 +337,23 @@ class Scheduler:
                 return count
         raise RuntimeError(f"still scheduling after {limit} cycles")
 
-    def _snapshot(self, for_pods: list[Pod] = ()) -> dict[str, NodeInfo]:
+    def _snapshot(self, for_pods: list[Pod] = ()) -> Snapshot:
         """The nodes as a cycle sees them: what is bound or assumed, plus the pods other
         preemptors of at least the same priority are nominated to, so that nobody lower takes
         the room a preemption freed."""
-        snapshot = {name: info.copy() for name, info in self.nodes.items()}
+        snapshot = Snapshot(self.nodes, self._node_order)
         mine = {p.key for p in for_pods}
         floor = min((p.priority for p in for_pods), default=0)
         for key, node in self.nominated.items():
             pod = self.pods.get(key)
             if pod is not None and key not in mine and pod.priority >= floor and node in snapshot:
-                snapshot[node].add(pod)
+                snapshot.writable(node).add(pod)
         return snapshot
 
-    def _find_node(self, pod: Pod, snapshot: dict[str, NodeInfo]) -> tuple[str | None, dict[str, Status]]:
+    def _find_node(self, pod: Pod, snapshot: Snapshot) -> tuple[str | None, dict[str, Status]]:
         statuses: dict[str, Status] = {}
         feasible = []
-        for name in sorted(snapshot):
+        for name in snapshot:
             info = snapshot[name]
             for plugin in self.profile.at("Filter"):
                 status = plugin.filter(None, pod, info)
@@ -383,7 +392,7 @@ class Scheduler:
     def _fits(self, pod: Pod, info: NodeInfo) -> bool:
         return all(plugin.filter(None, pod, info).ok for plugin in self.profile.at("Filter"))
 
-    def _preempt_for_pod(self, pod: Pod, snapshot: dict[str, NodeInfo], statuses: dict[str, Status],
+    def _preempt_for_pod(self, pod: Pod, snapshot: Snapshot, statuses: dict[str, Status],
                          message: str) -> str:
         """PostFilter for a pod without a group; returns the message the pod is given."""
         units = preemption.victim_units([p for p in self.pods.values() if p.node_name], self.groups)
@@ -465,7 +474,7 @@ class Scheduler:
         self._set_group_condition(group, False, "Unschedulable", message)
         self._back_off(entity)
 
-    def _place_group(self, group: PodGroup, pods: list[Pod], snapshot: dict[str, NodeInfo]
+    def _place_group(self, group: PodGroup, pods: list[Pod], snapshot: Snapshot
                      ) -> tuple[Status, list[tuple[Pod, str]], dict[str, str]]:
         """The pod-group algorithm on ``snapshot`` (which it changes): GANG-CYCLE-001.
 
@@ -493,7 +502,7 @@ class Scheduler:
             if node is None:
                 misfits[pod.key] = fit_error(len(snapshot), statuses)
             else:
-                snapshot[node].add(pod)
+                snapshot.writable(node).add(pod)
                 placed.append((pod, node))
                 scheduled += 1
             status = feasible(scheduled, remaining)
@@ -507,7 +516,7 @@ class Scheduler:
                                         self.groups)
         base = self._snapshot(pods)
 
-        def places(trial: dict[str, NodeInfo]) -> bool:
+        def places(trial: Snapshot) -> bool:
             status, placed, _ = self._place_group(group, pods, trial)
             return status.ok and bool(placed)
 

@@ -22,7 +22,7 @@ import dataclasses
 from typing import Callable
 
 from reference_scheduler.model import Pod, PodGroup
-from reference_scheduler.nodeinfo import NodeInfo
+from reference_scheduler.nodeinfo import NodeInfo, Snapshot
 
 NAME = "DefaultPreemption"
 NO_VICTIMS_FOR_GROUP = "pod group preemption: No preemption victims found for incoming preemptor"
@@ -67,20 +67,21 @@ def victim_units(bound: list[Pod], groups: dict[str, PodGroup]) -> list[Unit]:
     return sorted(units, key=lambda u: u.importance)
 
 
-def without(snapshot: dict[str, NodeInfo], units: list[Unit]) -> dict[str, NodeInfo]:
-    copy = {name: info.copy() for name, info in snapshot.items()}
+def without(snapshot: Snapshot, units: list[Unit]) -> Snapshot:
+    """A copy of ``snapshot`` with the units' pods removed from their nodes."""
+    copy = snapshot.fork()
     for unit in units:
         for pod in unit.pods:
             if pod.node_name in copy:
-                copy[pod.node_name].remove(pod)
+                copy.writable(pod.node_name).remove(pod)
     return copy
 
 
 def preempt_for_group(
     priority: int,
-    snapshot: dict[str, NodeInfo],
+    snapshot: Snapshot,
     units: list[Unit],
-    places: Callable[[dict[str, NodeInfo]], bool],
+    places: Callable[[Snapshot], bool],
 ) -> list[Unit] | None:
     """The units a group of ``priority`` must evict to place, or None when no eviction helps."""
     candidates = [u for u in units if u.priority < priority]
@@ -96,7 +97,7 @@ def preempt_for_group(
 
 def preempt_for_pod(
     pod: Pod,
-    snapshot: dict[str, NodeInfo],
+    snapshot: Snapshot,
     units: list[Unit],
     fits: Callable[[Pod, NodeInfo], bool],
     helpful: Callable[[str], bool],
@@ -107,7 +108,7 @@ def preempt_for_pod(
     """
     reasons: dict[str, str] = {}
     best: tuple[tuple, str, list[Unit]] | None = None
-    for name in sorted(snapshot):
+    for name in snapshot:
         if not helpful(name):
             reasons[name] = NOT_HELPFUL
             continue
