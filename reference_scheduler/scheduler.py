@@ -66,6 +66,7 @@ class Writer(Protocol):
 
 class NodeUnschedulable:
     name = NAME = "NodeUnschedulable"
+    static = True
 
     def filter(self, state, pod: Pod, info: NodeInfo) -> Status:
         if info.node.unschedulable:
@@ -119,6 +120,13 @@ class Scheduler:
         self._node_order: list[str] = []  # node names, sorted: the order filters visit them
         self._seq = itertools.count()
         self.profile = self._default_profile(registry)
+        filters = self.profile.at("Filter")
+        static = 0
+        while static < len(filters) and getattr(filters[static], "static", False):
+            static += 1
+        self._static_plugins, self._dynamic_plugins = filters[:static], filters[static:]
+        self._static_cache: dict[tuple, tuple[list[str], dict[str, Status]]] = {}
+        self._nodes_version = 0
 
     # -- the profile ---------------------------------------------------------------------------
 
@@ -170,6 +178,7 @@ class Scheduler:
 
     def on_node(self, node: Node | None, name: str) -> None:
         """A node was added or changed (``node``) or deleted (``None``)."""
+        self._nodes_version += 1
         if node is None:
             if self.nodes.pop(name, None) is not None:
                 self._node_order.remove(name)
@@ -350,12 +359,42 @@ class Scheduler:
                 snapshot.writable(node).add(pod)
         return snapshot
 
+    def _static_filters(self, pod: Pod) -> tuple[list[str], dict[str, Status]]:
+        """The leading Filter plugins that look only at the node object and the pod's spec.
+
+        Their verdicts hold until a node changes, so they are computed once per pod shape
+        (selector, affinity, tolerations, node name) and node set, not once per pod: the
+        members of a gang share them.
+        """
+        key = (self._nodes_version, pod.node_name, pod.node_selector, repr(pod.required_affinity), pod.tolerations)
+        cached = self._static_cache.get(key)
+        if cached is not None:
+            return cached
+        if len(self._static_cache) > 1024 or (self._static_cache and next(iter(self._static_cache))[0] != key[0]):
+            self._static_cache.clear()
+        passing: list[str] = []
+        failed: dict[str, Status] = {}
+        plugins = self._static_plugins
+        for name in self._node_order:
+            info = self.nodes[name]
+            for plugin in plugins:
+                status = plugin.filter(None, pod, info)
+                if not status.ok:
+                    failed[name] = status
+                    break
+            else:
+                passing.append(name)
+        self._static_cache[key] = (passing, failed)
+        return passing, failed
+
     def _find_node(self, pod: Pod, snapshot: Snapshot) -> tuple[str | None, dict[str, Status]]:
-        statuses: dict[str, Status] = {}
+        passing, failed = self._static_filters(pod)
+        statuses: dict[str, Status] = dict(failed)
         feasible = []
-        for name in snapshot:
+        dynamic = self._dynamic_plugins
+        for name in passing:
             info = snapshot[name]
-            for plugin in self.profile.at("Filter"):
+            for plugin in dynamic:
                 status = plugin.filter(None, pod, info)
                 if not status.ok:
                     statuses[name] = status

@@ -52,6 +52,8 @@ class NodeResourcesFit:
 
 class TaintToleration:
     name = NAME = "TaintToleration"
+    #: Filter looks only at the node object and the pod's spec (the scheduler may cache it).
+    static = True
     ERR_REASON = "node(s) had untolerated taint(s)"
 
     def filter(self, state: Any, pod: Pod, info: NodeInfo) -> Status:
@@ -93,6 +95,7 @@ class NodeAffinity:
     """The pod's nodeSelector and its required node affinity (terms are ORed)."""
 
     name = NAME = "NodeAffinity"
+    static = True
     ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 
     def filter(self, state: Any, pod: Pod, info: NodeInfo) -> Status:
@@ -106,6 +109,7 @@ class NodeAffinity:
 
 class NodeName:
     name = NAME = "NodeName"
+    static = True
     ERR_REASON = "node(s) didn't match the requested node name"
 
     def filter(self, state: Any, pod: Pod, info: NodeInfo) -> Status:
