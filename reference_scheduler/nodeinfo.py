@@ -41,14 +41,18 @@ class Snapshot:
 
     Reads go to the cache; the first change to a node copies that node only, so a cycle over
     thousands of nodes costs what it changes, not what exists. The cache must not change while
-    a snapshot is in use (the scheduler is single-threaded).
+    a snapshot is in use (the scheduler is single-threaded). With ``arrays`` (the cache's
+    :class:`~reference_scheduler.vector.NodeArrays`, in step with it) :meth:`used` gives the
+    requested amounts of every node as an array, this snapshot's changes included.
     """
 
-    __slots__ = ("_base", "_order", "_own")
+    __slots__ = ("_base", "_order", "_own", "_arrays", "_used", "_stale")
 
-    def __init__(self, base: dict[str, NodeInfo], order: list[str]):
-        self._base, self._order = base, order
+    def __init__(self, base: dict[str, NodeInfo], order: list[str], arrays=None):
+        self._base, self._order, self._arrays = base, order, arrays
         self._own: dict[str, NodeInfo] = {}
+        self._used = None
+        self._stale: set[str] = set()
 
     def __getitem__(self, name: str) -> NodeInfo:
         own = self._own.get(name)
@@ -64,12 +68,30 @@ class Snapshot:
         return len(self._order)
 
     def writable(self, name: str) -> NodeInfo:
+        """The node's own copy in this snapshot, to change."""
         own = self._own.get(name)
         if own is None:
             own = self._own[name] = self._base[name].copy()
+        self._stale.add(name)
         return own
 
     def fork(self) -> Snapshot:
-        other = Snapshot(self._base, self._order)
+        other = Snapshot(self._base, self._order, self._arrays)
         other._own = {name: info.copy() for name, info in self._own.items()}
+        other._used = None if self._used is None else self._used.copy()
+        other._stale = set(self._stale)
         return other
+
+    def used(self):
+        """Requested amounts per node as an array (see the class docstring), or None."""
+        if self._arrays is None:
+            return None
+        if self._used is None:
+            self._used = self._arrays.used.copy()
+        for name in self._stale:
+            column = self._arrays.vector(self._own[name].requested)
+            if column is None:
+                return None
+            self._used[:, self._arrays.pos[name]] = column
+        self._stale.clear()
+        return self._used

@@ -29,6 +29,8 @@ import itertools
 import logging
 from typing import Protocol
 
+import numpy as np
+
 from reference_scheduler.clock import Clock, Timer
 from reference_scheduler.framework import Code, Registry, Status
 from reference_scheduler.framework.registry import Profile
@@ -36,6 +38,7 @@ from reference_scheduler.model import Node, Pod, PodGroup
 from reference_scheduler.nodeinfo import NodeInfo, Snapshot
 from reference_scheduler.plugins import gangscheduling as gang
 from reference_scheduler.plugins import preemption
+from reference_scheduler.vector import NodeArrays, fit_and_score
 from reference_scheduler.plugins.basic import (
     NodeAffinity, NodeName, NodeResourcesFit, PrioritySort, SchedulingGates, TaintToleration)
 
@@ -127,6 +130,11 @@ class Scheduler:
         self._static_plugins, self._dynamic_plugins = filters[:static], filters[static:]
         self._static_cache: dict[tuple, tuple[list[str], dict[str, Status]]] = {}
         self._nodes_version = 0
+        # NodeResourcesFit over all nodes at once, when it is the only node-dependent filter and scorer.
+        self._vector = (len(self._dynamic_plugins) == 1 and isinstance(self._dynamic_plugins[0], NodeResourcesFit)
+                        and [type(p) for p in self.profile.at("Score")] == [NodeResourcesFit])
+        self._arrays = NodeArrays()
+        self._dirty: set[str] = set()  # nodes whose requested amounts changed since the arrays were synced
 
     # -- the profile ---------------------------------------------------------------------------
 
@@ -178,10 +186,10 @@ class Scheduler:
 
     def on_node(self, node: Node | None, name: str) -> None:
         """A node was added or changed (``node``) or deleted (``None``)."""
-        self._nodes_version += 1
         if node is None:
             if self.nodes.pop(name, None) is not None:
                 self._node_order.remove(name)
+                self._nodes_version += 1
             return
         info = self.nodes.get(name)
         if info is None:
@@ -190,8 +198,11 @@ class Scheduler:
             for pod in self.pods.values():
                 if pod.node_name == name or self.assumed.get(pod.key) == name:
                     info.add(pod)
+        elif info.node == node:
+            return  # a heartbeat: nothing the scheduler looks at changed
         else:
             info.node = node
+        self._nodes_version += 1
         self._unpark_all()
 
     def on_pod(self, pod: Pod | None, key: str) -> None:
@@ -243,11 +254,13 @@ class Scheduler:
         node = pod.node_name or self.assumed.get(pod.key)
         if node and node in self.nodes:
             self.nodes[node].add(pod)
+            self._dirty.add(node)
 
     def _uncount(self, pod: Pod) -> None:
         node = pod.node_name or self.assumed.get(pod.key)
         if node and node in self.nodes:
             self.nodes[node].remove(pod)
+            self._dirty.add(node)
 
     # -- the queue ---------------------------------------------------------------------------------
 
@@ -350,7 +363,11 @@ class Scheduler:
         """The nodes as a cycle sees them: what is bound or assumed, plus the pods other
         preemptors of at least the same priority are nominated to, so that nobody lower takes
         the room a preemption freed."""
-        snapshot = Snapshot(self.nodes, self._node_order)
+        arrays = None
+        if self._vector:
+            self._arrays.sync(self.nodes, self._node_order, self._nodes_version, self._dirty)
+            arrays = self._arrays
+        snapshot = Snapshot(self.nodes, self._node_order, arrays)
         mine = {p.key for p in for_pods}
         floor = min((p.priority for p in for_pods), default=0)
         for key, node in self.nominated.items():
@@ -390,6 +407,13 @@ class Scheduler:
     def _find_node(self, pod: Pod, snapshot: Snapshot) -> tuple[str | None, dict[str, Status]]:
         passing, failed = self._static_filters(pod)
         statuses: dict[str, Status] = dict(failed)
+        used = snapshot.used() if self._vector else None
+        if used is not None:
+            arrays = self._arrays
+            positions = np.fromiter((arrays.pos[n] for n in passing), dtype=np.int64, count=len(passing))
+            best, failures = fit_and_score(arrays, used, positions, pod)
+            statuses.update((arrays.order[p], status) for p, status in failures.items())
+            return (arrays.order[best] if best is not None else None), statuses
         feasible = []
         dynamic = self._dynamic_plugins
         for name in passing:
@@ -584,11 +608,13 @@ class Scheduler:
         self.assumed[pod.key] = node
         if node in self.nodes:
             self.nodes[node].add(pod)
+            self._dirty.add(node)
 
     def _forget(self, pod: Pod) -> None:
         node = self.assumed.pop(pod.key, None)
         if node and node in self.nodes:
             self.nodes[node].remove(pod)
+            self._dirty.add(node)
 
     def _permit(self, pod: Pod, node: str) -> tuple[Status, float]:
         longest = 0.0

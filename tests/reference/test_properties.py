@@ -66,3 +66,25 @@ def test_a_homogeneous_gang_that_fits_somewhere_is_placed(cpus, cpu, members, mi
         assert bound == min(members, capacity), (cpus, cpu, members, min_count, bound)
     else:
         assert bound == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(node_cpus, gang_shapes, st.integers(min_value=0, max_value=2))
+def test_the_vectorized_resource_fit_decides_exactly_as_the_plain_one(cpus, gangs, gpus):
+    def build(vector: bool):
+        cluster = Cluster()
+        cluster.scheduler._vector = vector
+        for i, cpu in enumerate(cpus):
+            cluster.nodes(1, cpu=str(cpu), gpus=gpus if i % 2 else 0, prefix=f"n{i}-")
+        for g, (members, min_count, cpu) in enumerate(gangs):
+            cluster.group(f"g{g}", min_count=min(min_count, members))
+            for m in range(members):
+                cluster.pod(f"g{g}-{m}", group=f"g{g}", cpu=str(cpu), gpus=1 if g % 2 else 0)
+                cluster.clock.advance(0.001)
+        cluster.run()
+        return cluster
+
+    fast, plain = build(True), build(False)
+    assert fast.binds == plain.binds
+    assert fast.conditions == plain.conditions
+    assert fast.group_conditions == plain.group_conditions
