@@ -1,0 +1,106 @@
+"""Benchmark: end-to-end gang scheduling through a real API server, kube-scheduler beside the reference.
+
+One local control plane (v1.37.2, gang-beta profile) and one pool of fake nodes serve both
+schedulers in the same run, one after the other. For each scheduler and shape the members of
+every gang are created first, naming PodGroups that do not exist yet, so that nothing is
+scheduled while the pods are written; then the PodGroups are created and the clock runs from
+the first PodGroup until every member is bound (seen through a watch).
+
+    .venv/bin/python bench/bench_e2e.py                      # the small shape
+    .venv/bin/python bench/bench_e2e.py --shape many-small-gangs --shape few-large-gangs
+
+Shapes as in bench_reference_core.py. The 5000-node shapes take many minutes on 2 cores, most
+of it creating nodes and pods.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kubernetes import client  # noqa: E402
+
+from fixtures import binaries  # noqa: E402
+from fixtures.builders import GangBuilder  # noqa: E402
+from fixtures.labels import managed_labels  # noqa: E402
+from fixtures.observe import Recorder  # noqa: E402
+from fixtures.pools import NodePool, NodeShape  # noqa: E402
+from fixtures.profiles import Profile  # noqa: E402
+from fixtures.providers.local import LocalControlPlane  # noqa: E402
+from fixtures.reference import ReferenceScheduler  # noqa: E402
+
+SHAPES = {
+    "small": (100, 10, 10),
+    "many-small-gangs": (5000, 1000, 3),
+    "few-large-gangs": (5000, 3, 1000),
+}
+
+
+def measure(api, pool: NodePool, scheduler_name: str, shape: str, gangs: int, size: int, timeout: float) -> float:
+    core = client.CoreV1Api(api)
+    namespace = f"bench-{scheduler_name}-{shape}"[:63]
+    core.create_namespace({"metadata": {"name": namespace, "labels": managed_labels("bench", shape)}})
+    recorder = Recorder(api, namespace)
+    builder = GangBuilder(api, namespace, pool, managed_labels("bench", shape), scheduler_name=scheduler_name)
+    try:
+        for g in range(gangs):
+            builder.pods(f"g{g}", size, group=f"g{g}", cpu="100m", memory="64Mi")
+        started = time.monotonic()
+        for g in range(gangs):
+            builder.pod_group(f"g{g}", min_count=size)
+        recorder.eventually(lambda s: len(s.bound()) == gangs * size, timeout=timeout,
+                            describe=f"all {gangs * size} pods bound by {scheduler_name}")
+        return time.monotonic() - started
+    finally:
+        recorder.close()
+        core.delete_collection_namespaced_pod(namespace, grace_period_seconds=0)
+        core.delete_namespace(namespace)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shape", choices=sorted(SHAPES), action="append", help="repeatable; default small")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed per measurement")
+    args = parser.parse_args()
+    shapes = args.shape or ["small"]
+    bins = binaries.ensure()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="gangconf-bench-") as run_dir:
+        plane = LocalControlPlane(bins, Profile.resolve("gang-beta"), Path(run_dir), start_timeout=120)
+        cluster = plane.start()
+        api = cluster.api_client()
+        reference = ReferenceScheduler(api, run_id="bench", log=Path(run_dir) / "reference.log", start_timeout=120)
+        try:
+            for shape in shapes:
+                nodes, gangs, size = SHAPES[shape]
+                pool = NodePool(api, run_id="bench", test_id=shape, timeout=max(60.0, nodes / 20))
+                pool.add(nodes, NodeShape(cpu="32", memory="256Gi"))
+                try:
+                    upstream = measure(api, pool, "default-scheduler", shape, gangs, size, args.timeout)
+                    name = reference.start() if reference.proc is None else "gangconf-reference"
+                    ours = measure(api, pool, name, shape, gangs, size, args.timeout)
+                finally:
+                    pool.close()
+                rows.append((shape, nodes, gangs, size, upstream, ours))
+                print(f"{shape}: kube-scheduler {upstream:.2f}s, reference {ours:.2f}s", flush=True)
+        finally:
+            reference.stop()
+            api.close()
+            plane.stop()
+    print()
+    print(f"{'shape':<18} {'nodes':>6} {'gangs x size':>13} {'scheduler':<15} {'all bound (s)':>14} {'pods/s':>8}"
+          f" {'groups/s':>9} {'ratio':>6}")
+    for shape, nodes, gangs, size, upstream, ours in rows:
+        for label, seconds in (("kube-scheduler", upstream), ("reference", ours)):
+            print(f"{shape:<18} {nodes:>6} {f'{gangs} x {size}':>13} {label:<15} {seconds:>14.2f} "
+                  f"{gangs * size / seconds:>8.0f} {gangs / seconds:>9.1f} {upstream / seconds:>6.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
