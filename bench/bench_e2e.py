@@ -10,7 +10,8 @@ the first PodGroup until every member is bound (seen through a watch).
     .venv/bin/python bench/bench_e2e.py --shape many-small-gangs --shape few-large-gangs
 
 Shapes as in bench_reference_core.py. The 5000-node shapes take many minutes on 2 cores, most
-of it creating nodes and pods.
+of it creating nodes and waiting for the node-lifecycle controller to lift the not-ready
+taint from each (it took over 250 s for 5000 nodes on this machine).
 """
 
 from __future__ import annotations
@@ -78,9 +79,9 @@ def main() -> int:
         try:
             for shape in shapes:
                 nodes, gangs, size = SHAPES[shape]
-                pool = NodePool(api, run_id="bench", test_id=shape, timeout=max(60.0, nodes / 20))
-                pool.add(nodes, NodeShape(cpu="32", memory="256Gi"))
+                pool = NodePool(api, run_id="bench", test_id=shape, timeout=max(60.0, nodes / 5))
                 try:
+                    pool.add(nodes, NodeShape(cpu="32", memory="256Gi"))
                     upstream = measure(api, pool, "default-scheduler", shape, gangs, size, args.timeout)
                     name = reference.start() if reference.proc is None else "gangconf-reference"
                     ours = measure(api, pool, name, shape, gangs, size, args.timeout)
