@@ -25,8 +25,6 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
-import itertools
-import logging
 from typing import Protocol
 
 import numpy as np
@@ -41,8 +39,6 @@ from reference_scheduler.plugins import preemption
 from reference_scheduler.vector import NodeArrays, fit_and_score
 from reference_scheduler.plugins.basic import (
     NodeAffinity, NodeName, NodeResourcesFit, PrioritySort, SchedulingGates, TaintToleration)
-
-log = logging.getLogger("reference_scheduler")
 
 POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
 NODE_UNSCHEDULABLE = "node(s) were unschedulable"
@@ -75,6 +71,15 @@ class NodeUnschedulable:
         if info.node.unschedulable:
             return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NODE_UNSCHEDULABLE, plugin=self.name)
         return Status.success()
+
+
+def _first_failure(plugins, pod: Pod, info: NodeInfo) -> Status | None:
+    """The first Filter plugin's rejection of ``pod`` on ``info`` (upstream stops there), or None."""
+    for plugin in plugins:
+        status = plugin.filter(None, pod, info)
+        if not status.ok:
+            return status
+    return None
 
 
 def fit_error(total_nodes: int, statuses: dict[str, Status]) -> str:
@@ -121,7 +126,6 @@ class Scheduler:
         self.nominated: dict[str, str] = {}  # preemptors -> the node their victims free
         self._members: dict[str, set[str]] = {}  # group key -> keys of its pods (an index)
         self._node_order: list[str] = []  # node names, sorted: the order filters visit them
-        self._seq = itertools.count()
         self.profile = self._default_profile(registry)
         filters = self.profile.at("Filter")
         static = 0
@@ -391,16 +395,12 @@ class Scheduler:
             self._static_cache.clear()
         passing: list[str] = []
         failed: dict[str, Status] = {}
-        plugins = self._static_plugins
         for name in self._node_order:
-            info = self.nodes[name]
-            for plugin in plugins:
-                status = plugin.filter(None, pod, info)
-                if not status.ok:
-                    failed[name] = status
-                    break
-            else:
+            status = _first_failure(self._static_plugins, pod, self.nodes[name])
+            if status is None:
                 passing.append(name)
+            else:
+                failed[name] = status
         self._static_cache[key] = (passing, failed)
         return passing, failed
 
@@ -415,16 +415,12 @@ class Scheduler:
             statuses.update((arrays.order[p], status) for p, status in failures.items())
             return (arrays.order[best] if best is not None else None), statuses
         feasible = []
-        dynamic = self._dynamic_plugins
         for name in passing:
-            info = snapshot[name]
-            for plugin in dynamic:
-                status = plugin.filter(None, pod, info)
-                if not status.ok:
-                    statuses[name] = status
-                    break
+            status = _first_failure(self._dynamic_plugins, pod, snapshot[name])
+            if status is None:
+                feasible.append(snapshot[name])
             else:
-                feasible.append(info)
+                statuses[name] = status
         if not feasible:
             return None, statuses
         best, best_score = None, -1
@@ -453,7 +449,7 @@ class Scheduler:
         self._bind(pod, node)
 
     def _fits(self, pod: Pod, info: NodeInfo) -> bool:
-        return all(plugin.filter(None, pod, info).ok for plugin in self.profile.at("Filter"))
+        return _first_failure(self.profile.at("Filter"), pod, info) is None
 
     def _preempt_for_pod(self, pod: Pod, snapshot: Snapshot, statuses: dict[str, Status],
                          message: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from reference_scheduler.framework import Code, Status
-from reference_scheduler.model import CPU, MEMORY, PODS, Pod
+from reference_scheduler.model import CPU, MEMORY, Pod
 from reference_scheduler.nodeinfo import NodeInfo
 
 MAX_NODE_SCORE = 100
