@@ -192,10 +192,18 @@ class PodGroup:
     disruption_mode: str = "single"
     preemption_policy: str = "PreemptLowerPriority"
     initially_scheduled: bool = False
+    #: ``schedulingConstraints.topology[0].key`` (v1.37 allows one), if any.
+    topology_key: str | None = None
+    #: ``spec.parentCompositePodGroupName``: the CompositePodGroup this group belongs to.
+    parent: str | None = None
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+    @property
+    def parent_key(self) -> str | None:
+        return f"{self.namespace}/{self.parent}" if self.parent else None
 
     @property
     def is_gang(self) -> bool:
@@ -221,4 +229,54 @@ class PodGroup:
             preemption_policy=spec.get("preemptionPolicy") or "PreemptLowerPriority",
             initially_scheduled=any(c.get("type") == "PodGroupInitiallyScheduled" and c.get("status") == "True"
                                     for c in conditions),
+            topology_key=_topology_key(spec),
+            parent=spec.get("parentCompositePodGroupName") or None,
+        )
+
+
+def _topology_key(spec: Obj) -> str | None:
+    topology = (spec.get("schedulingConstraints") or {}).get("topology") or []
+    return topology[0].get("key") if topology else None
+
+
+@dataclasses.dataclass(frozen=True)
+class CompositePodGroup:
+    """A ``scheduling.k8s.io/v1alpha3`` CompositePodGroup: a node of a pod-group tree.
+
+    It owns no pods: its children are PodGroups and CompositePodGroups that name it in
+    ``spec.parentCompositePodGroupName``. A gang CompositePodGroup needs ``minGroupCount``
+    of its children to be satisfied; a basic one, one child.
+    """
+
+    namespace: str
+    name: str
+    #: ``None`` for the basic policy, else ``minGroupCount``.
+    min_group_count: int | None = None
+    priority: int = 0
+    topology_key: str | None = None
+    parent: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def parent_key(self) -> str | None:
+        return f"{self.namespace}/{self.parent}" if self.parent else None
+
+    @property
+    def quorum(self) -> int:
+        return self.min_group_count if self.min_group_count is not None else 1
+
+    @classmethod
+    def from_api(cls, obj: Obj) -> CompositePodGroup:
+        meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
+        gang = (spec.get("schedulingPolicy") or {}).get("gang")
+        return cls(
+            namespace=meta.get("namespace", ""),
+            name=meta["name"],
+            min_group_count=int(gang["minGroupCount"]) if gang is not None else None,
+            priority=int(spec.get("priority") or 0),
+            topology_key=_topology_key(spec),
+            parent=spec.get("parentCompositePodGroupName") or None,
         )

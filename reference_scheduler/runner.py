@@ -18,6 +18,7 @@ import json
 import logging
 import queue
 import signal
+import sys
 import threading
 import time
 import uuid
@@ -28,11 +29,13 @@ from kubernetes.client.rest import ApiException
 
 from reference_scheduler.clock import SimClock
 from reference_scheduler.framework import Status
-from reference_scheduler.model import Node, Pod, PodGroup
-from reference_scheduler.scheduler import Scheduler
+from reference_scheduler.model import CompositePodGroup, Node, Pod, PodGroup
+from reference_scheduler.scheduler import FEATURES, Scheduler
 
 log = logging.getLogger("reference_scheduler")
 SCHEDULING = ("scheduling.k8s.io", "v1beta1")
+#: CompositePodGroup exists only in v1alpha3 in v1.37.
+COMPOSITE_API = ("scheduling.k8s.io", "v1alpha3")
 #: Printed to the log once every informer has listed: the harness waits for it.
 READY_LINE = "reference scheduler ready: informers synced"
 
@@ -183,10 +186,10 @@ class Informer(threading.Thread):
 
 
 class Runner:
-    def __init__(self, api: client.ApiClient, scheduler_name: str):
+    def __init__(self, api: client.ApiClient, scheduler_name: str, features: frozenset[str] = frozenset()):
         self.api = api
         self.clock = SimClock(start=time.monotonic())
-        self.scheduler = Scheduler(scheduler_name, self.clock, ApiWriter(api, scheduler_name))
+        self.scheduler = Scheduler(scheduler_name, self.clock, ApiWriter(api, scheduler_name), features=features)
         self.events: queue.Queue = queue.Queue()
         self.stop = threading.Event()
         core, custom = client.CoreV1Api(api), client.CustomObjectsApi(api)
@@ -196,6 +199,9 @@ class Runner:
              {"group": SCHEDULING[0], "version": SCHEDULING[1], "plural": "podgroups"}),
             ("Pod", core.list_pod_for_all_namespaces, {}),
         ]
+        if self.scheduler.hierarchies:
+            sources.insert(2, ("CompositePodGroup", custom.list_cluster_custom_object,
+                               {"group": COMPOSITE_API[0], "version": COMPOSITE_API[1], "plural": "compositepodgroups"}))
         self.synced = [threading.Event() for _ in sources]
         self.informers = [Informer(kind, lister, kwargs, self.events, self.stop, synced)
                           for (kind, lister, kwargs), synced in zip(sources, self.synced)]
@@ -206,6 +212,8 @@ class Runner:
                 self.scheduler.on_node(Node.from_api(obj) if obj else None, key)
             elif kind == "PodGroup":
                 self.scheduler.on_pod_group(PodGroup.from_api(obj) if obj else None, key)
+            elif kind == "CompositePodGroup":
+                self.scheduler.on_composite_pod_group(CompositePodGroup.from_api(obj) if obj else None, key)
             else:
                 self.scheduler.on_pod(Pod.from_api(obj) if obj else None, key)
         except (KeyError, TypeError, ValueError) as exc:
@@ -240,6 +248,20 @@ class Runner:
                     self.drain(0)
 
 
+def parse_feature_gates(flag: str) -> frozenset[str]:
+    """``A=true,B=false`` to the set of gates on; GenericWorkload is accepted and always on."""
+    on: set[str] = set()
+    for item in filter(None, (part.strip() for part in flag.split(","))):
+        gate, sep, value = item.partition("=")
+        if not sep or value.lower() not in ("true", "false"):
+            raise ValueError(f"--feature-gates: {item!r} is not GATE=true or GATE=false")
+        if gate != "GenericWorkload" and gate not in FEATURES:
+            raise ValueError(f"--feature-gates: unknown gate {gate!r}; known: GenericWorkload, {', '.join(sorted(FEATURES))}")
+        if value.lower() == "true" and gate in FEATURES:
+            on.add(gate)
+    return frozenset(on)
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
@@ -248,8 +270,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kubeconfig", required=True, help="kubeconfig of the scheduler's own identity")
     parser.add_argument("--scheduler-name", default="gangconf-reference",
                         help="the spec.schedulerName this scheduler serves (default gangconf-reference)")
+    parser.add_argument("--feature-gates", default="", metavar="GATE=BOOL,...",
+                        help="alpha gates to follow, as kube-scheduler's flag: "
+                             + ", ".join(sorted(FEATURES)) + " (GenericWorkload is always on)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every cycle")
     args = parser.parse_args(argv)
+    try:
+        features = parse_feature_gates(args.feature_gates)
+    except ValueError as exc:
+        print(f"reference_scheduler: {exc}", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -257,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         log.error("cannot load kubeconfig %s: %s", args.kubeconfig, _short(exc))
         return 2
-    runner = Runner(api, args.scheduler_name)
+    runner = Runner(api, args.scheduler_name, features)
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: runner.stop.set())
     log.info("reference scheduler %s starting against %s", args.scheduler_name, api.configuration.host)

@@ -32,10 +32,10 @@ import numpy as np
 from reference_scheduler.clock import Clock, Timer
 from reference_scheduler.framework import Code, Registry, Status
 from reference_scheduler.framework.registry import Profile
-from reference_scheduler.model import Node, Pod, PodGroup
+from reference_scheduler.model import CompositePodGroup, Node, Pod, PodGroup
 from reference_scheduler.nodeinfo import NodeInfo, Snapshot
 from reference_scheduler.plugins import gangscheduling as gang
-from reference_scheduler.plugins import preemption
+from reference_scheduler.plugins import preemption, topology
 from reference_scheduler.vector import NodeArrays, fit_and_score
 from reference_scheduler.plugins.basic import (
     NodeAffinity, NodeName, NodeResourcesFit, PrioritySort, SchedulingGates, TaintToleration)
@@ -45,6 +45,9 @@ NODE_UNSCHEDULABLE = "node(s) were unschedulable"
 INITIAL_BACKOFF, MAX_BACKOFF = 1.0, 10.0
 #: Upstream's podMaxInUnschedulablePodsDuration.
 MAX_IN_UNSCHEDULABLE = 300.0
+TOPOLOGY_AWARE, COMPOSITE = "TopologyAwareWorkloadScheduling", "CompositePodGroup"
+#: The feature gates the reference scheduler knows beyond GenericWorkload (which it always has).
+FEATURES = frozenset({TOPOLOGY_AWARE, COMPOSITE})
 
 
 class Writer(Protocol):
@@ -101,6 +104,26 @@ class _Entity:
     backoff: Timer | None = None
     backoff_until: float = 0.0
     parked_at: float | None = None  # in the unschedulable pool since
+    #: The PreEnqueue plugin that holds the entity (the gated pool); only an event whose
+    #: queueing hint from that plugin says Queue lets it be tried again.
+    gated_by: str | None = None
+
+
+@dataclasses.dataclass
+class _Outcome:
+    """What the pod-group algorithm made of one group (or tree node) in one cycle."""
+
+    status: Status
+    placed: list[tuple[Pod, str]] = dataclasses.field(default_factory=list)
+    misfits: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: The cycle's snapshot with this outcome's placements added (successful outcomes only).
+    snapshot: Snapshot | None = None
+    #: The text upstream's ``Status.AsError()`` gives: the status's own message, or
+    #: "pod group is unschedulable" where v1.37 wraps the status around that error.
+    error: str = ""
+
+    def error_text(self) -> str:
+        return self.error or self.status.message()
 
 
 @dataclasses.dataclass
@@ -113,8 +136,17 @@ class _Waiting:
 class Scheduler:
     """One scheduler profile over one cluster. See the module docstring."""
 
-    def __init__(self, scheduler_name: str, clock: Clock, writer: Writer, *, registry: Registry | None = None):
+    def __init__(self, scheduler_name: str, clock: Clock, writer: Writer, *, registry: Registry | None = None,
+                 features: frozenset[str] = frozenset()):
+        unknown = set(features) - FEATURES
+        if unknown:
+            raise ValueError(f"unknown feature gate(s) for the reference scheduler: {', '.join(sorted(unknown))}")
         self.scheduler_name = scheduler_name
+        #: TopologyAwareWorkloadScheduling: every pod-group cycle runs the placement algorithm.
+        self.topology_aware = TOPOLOGY_AWARE in features
+        #: CompositePodGroup: PodGroups with a parent are scheduled as one tree.
+        self.hierarchies = COMPOSITE in features
+        self.composites: dict[str, CompositePodGroup] = {}
         self.clock = clock
         self.writer = writer
         self.nodes: dict[str, NodeInfo] = {}
@@ -138,6 +170,12 @@ class Scheduler:
         self._vector = (len(self._dynamic_plugins) == 1 and isinstance(self._dynamic_plugins[0], NodeResourcesFit)
                         and [type(p) for p in self.profile.at("Score")] == [NodeResourcesFit])
         self._arrays = NodeArrays()
+        #: PreEnqueue plugin -> (resource, action) -> its queueing hints.
+        self._hints: dict[str, dict[tuple[str, str], list]] = {}
+        for plugin in self.profile.at("PreEnqueue"):
+            for event in getattr(plugin, "events_to_register", lambda: [])():
+                self._hints.setdefault(plugin.name, {}).setdefault((event.resource, event.action), []).append(
+                    event.hint or (lambda pod, old, new: True))
         self._dirty: set[str] = set()  # nodes whose requested amounts changed since the arrays were synced
 
     # -- the profile ---------------------------------------------------------------------------
@@ -175,8 +213,8 @@ class Scheduler:
                                assumed=assumed, unscheduled=unscheduled)
 
     def activate(self, pods: tuple[Pod, ...]) -> None:
-        for pod in pods:
-            entity = self.entities.get(self._entity_key(pod))
+        for key in {self._entity_key(pod) for pod in pods}:
+            entity = self.entities.get(key)
             if entity is not None:
                 self._unpark(entity)
 
@@ -185,6 +223,58 @@ class Scheduler:
         if waiting is not None:
             waiting.timer.cancel()
             self._bind(waiting.pod, waiting.node)
+
+    # -- the hierarchy (CompositePodGroup) ------------------------------------------------------------
+
+    def root_of(self, group: PodGroup | CompositePodGroup) -> str | None:
+        key, seen = group.parent_key, set()
+        while key is not None:
+            if key in seen:
+                return None  # a cycle: the apiserver should have refused it; treat as incomplete
+            seen.add(key)
+            parent = self.composites.get(key)
+            if parent is None:
+                return None
+            if parent.parent_key is None:
+                return key
+            key = parent.parent_key
+        return None
+
+    def children(self, cpg_key: str) -> list[PodGroup | CompositePodGroup]:
+        """The direct children of a CompositePodGroup, in the order a cycle tries them (by name)."""
+        found = [g for g in self.groups.values() if g.parent_key == cpg_key]
+        found += [c for c in self.composites.values() if c.parent_key == cpg_key]
+        return sorted(found, key=lambda g: g.name)
+
+    def leaves(self, cpg_key: str) -> list[PodGroup]:
+        out: list[PodGroup] = []
+        for child in self.children(cpg_key):
+            out.extend(self.leaves(child.key) if isinstance(child, CompositePodGroup) else [child])
+        return out
+
+    def tree_ready(self, root_key: str, count: str) -> bool:
+        def ready(node: PodGroup | CompositePodGroup) -> bool:
+            if isinstance(node, CompositePodGroup):
+                return sum(1 for child in self.children(node.key) if ready(child)) >= node.quorum
+            state = self.group_state(node.namespace, node.name)
+            return (state.all_pods if count == "all" else state.scheduled) >= node.quorum
+
+        root = self.composites.get(root_key)
+        return root is not None and ready(root)
+
+    def in_tree(self, root_key: str, group_key: str) -> bool:
+        group = self.groups.get(group_key) or self.composites.get(group_key)
+        return group is not None and (group.key == root_key or self.root_of(group) == root_key)
+
+    def tree_state(self, root_key: str) -> gang.GroupState:
+        states = [self.group_state(leaf.namespace, leaf.name) for leaf in self.leaves(root_key)]
+        return gang.GroupState(
+            all_pods=sum(s.all_pods for s in states), scheduled=sum(s.scheduled for s in states),
+            assumed=tuple(p for s in states for p in s.assumed), unscheduled=tuple(p for s in states for p in s.unscheduled))
+
+    def _tree_root(self, group: PodGroup) -> str | None:
+        """The root CompositePodGroup a group is scheduled with, or None for a standalone group."""
+        return self.root_of(group) if self.hierarchies and group.parent else None
 
     # -- cluster events --------------------------------------------------------------------------
 
@@ -238,6 +328,27 @@ class Scheduler:
             self._unpark_all()  # a finished pod frees its node
         if not pod.node_name and pod.scheduler_name == self.scheduler_name and pod.active:
             self._ensure_entity(pod)
+        if pod.node_name and (old is None or not old.node_name):
+            self._requeue_gated("AssignedPod", "Add", old, pod)
+        elif old is None:
+            self._requeue_gated("UnscheduledPod", "Add", None, pod)
+        else:
+            self._requeue_gated("Pod", "Update", old, pod)
+
+    def on_composite_pod_group(self, cpg: CompositePodGroup | None, key: str) -> None:
+        """A CompositePodGroup was added or changed, or deleted (``None``): its tree may now be complete."""
+        if cpg is None:
+            self.composites.pop(key, None)
+            return
+        added = key not in self.composites
+        self.composites[key] = cpg
+        if added:
+            self._requeue_gated("CompositePodGroup", "Add", None, cpg)
+            root = key if cpg.parent is None else self.root_of(cpg)
+            for leaf in self.leaves(root) if root else ():
+                entity = self.entities.get(f"group:{leaf.key}")
+                if entity is not None:
+                    self._unpark(entity)
 
     def on_pod_group(self, group: PodGroup | None, key: str) -> None:
         old = self.groups.get(key)
@@ -245,6 +356,7 @@ class Scheduler:
             self.groups.pop(key, None)
             return
         self.groups[key] = group
+        self._requeue_gated("PodGroup", "Add" if old is None else "Update", old, group)
         entity = self.entities.get(f"group:{key}")
         if entity is not None:
             entity.priority = group.priority
@@ -306,19 +418,37 @@ class Scheduler:
                     return status.with_plugin(plugin.name)
         return Status.success()
 
+    def _requeue_gated(self, resource: str, action: str, old, new) -> None:
+        """A cluster event: let the gated entities whose gating plugin's hint says Queue be tried again."""
+        for key, entity in self.entities.items():
+            hints = self._hints.get(entity.gated_by or "", {}).get((resource, action))
+            if not hints:
+                continue
+            pods = self._pending_of(key)
+            # A group's hints judge the group, so one member speaks for all; a pod update concerns that pod.
+            candidates = pods if resource == "Pod" else pods[:1]
+            if any(hint(pod, old, new) for hint in hints for pod in candidates):
+                entity.gated_by = None
+
     def ready(self) -> list[_Entity]:
         """Entities that may be tried now, in queue order."""
         now = self.clock.now()
         ready = []
         for key, entity in list(self.entities.items()):
-            pods = self._pending_of(key)
-            if not pods:
+            if entity.gated_by is not None:
                 continue
             if entity.parked_at is not None:
                 if now - entity.parked_at < MAX_IN_UNSCHEDULABLE:
                     continue
                 entity.parked_at = None
-            if entity.backoff_until > now or not self._pre_enqueue(pods).ok:
+            if entity.backoff_until > now:
+                continue
+            pods = self._pending_of(key)
+            if not pods:
+                continue
+            gate = self._pre_enqueue(pods)
+            if not gate.ok:
+                entity.gated_by = gate.plugin
                 continue
             ready.append(entity)
         less = self.profile.at("QueueSort")[0].less
@@ -404,8 +534,13 @@ class Scheduler:
         self._static_cache[key] = (passing, failed)
         return passing, failed
 
-    def _find_node(self, pod: Pod, snapshot: Snapshot) -> tuple[str | None, dict[str, Status]]:
+    def _find_node(self, pod: Pod, snapshot: Snapshot, allowed: frozenset[str] | None = None
+                   ) -> tuple[str | None, dict[str, Status]]:
+        """The best node for ``pod`` (among ``allowed``, a placement, if given) and why the others fail."""
         passing, failed = self._static_filters(pod)
+        if allowed is not None:
+            passing = [name for name in passing if name in allowed]
+            failed = {name: status for name, status in failed.items() if name in allowed}
         statuses: dict[str, Status] = dict(failed)
         used = snapshot.used() if self._vector else None
         if used is not None:
@@ -490,6 +625,10 @@ class Scheduler:
 
     def _group_cycle(self, entity: _Entity) -> None:
         group = self.groups[entity.key[6:]]
+        root = self._tree_root(group)
+        if root is not None:
+            self._tree_cycle(root)
+            return
         pods = self._pending_of(entity.key)
         error = self._validate_group(group, pods)
         if error is not None:
@@ -501,73 +640,242 @@ class Scheduler:
 
         self.nominated = {k: v for k, v in self.nominated.items() if k not in {p.key for p in pods}}
         snapshot = self._snapshot(pods)
-        status, placed, misfits = self._place_group(group, pods, snapshot)
-
-        if status.ok and placed:
-            self._set_group_condition(group, True, "Scheduled", "")
-            for pod, node in placed:
-                self._assume(pod, node)
-                permit, timeout = self._permit(pod, node)
-                if permit.code is Code.WAIT:
-                    self._wait(pod, node, timeout)
-                elif permit.ok:
-                    self._bind(pod, node)
-                else:
-                    self._forget(pod)
-                    self.writer.pod_unschedulable(pod, "Unschedulable", permit.message())
-            for pod in pods:
-                if pod.key in misfits:
-                    self.writer.pod_unschedulable(pod, "Unschedulable", misfits[pod.key])
+        outcome = self._place_group(group, pods, snapshot)
+        if outcome.status.ok and outcome.placed:
+            self._submit_success(group, pods, outcome)
             entity.attempts = 0
             return
 
         # The group failed: nothing is bound; every member says why.
-        message = status.message() if not status.ok else POD_GROUP_UNSCHEDULABLE
+        message = outcome.status.message() if not outcome.status.ok else POD_GROUP_UNSCHEDULABLE
         if group.preemption_policy != "Never" and all(p.preemption_policy != "Never" for p in pods):
             message = self._preempt_for_group(group, pods, message)
+        self._submit_failure(group, pods, outcome.misfits, message)
+        self._back_off(entity)
+
+    def _submit_success(self, group: PodGroup, pods: list[Pod], outcome: _Outcome) -> None:
+        """A placed group: the condition, then each placed member through Permit to binding."""
+        self._set_group_condition(group, True, "Scheduled", "")
+        for pod, node in outcome.placed:
+            # One member after the other, as v1.37 submits them: assume, then Permit, where a
+            # gang member waits until the member that completes minCount allows them all.
+            self._assume(pod, node)
+            permit, timeout = self._permit(pod, node)
+            if permit.code is Code.WAIT:
+                self._wait(pod, node, timeout)
+            elif permit.ok:
+                self._bind(pod, node)
+            else:
+                self._forget(pod)
+                self.writer.pod_unschedulable(pod, "Unschedulable", permit.message())
+        for pod in pods:
+            if pod.key in outcome.misfits:
+                self.writer.pod_unschedulable(pod, "Unschedulable", outcome.misfits[pod.key])
+
+    def _submit_failure(self, group: PodGroup, pods: list[Pod], misfits: dict[str, str], message: str) -> None:
         for pod in pods:
             if pod.key in misfits:
                 self.writer.pod_unschedulable(pod, "Unschedulable", misfits[pod.key])
             else:
                 self.writer.pod_unschedulable(pod, "Unschedulable", f"{POD_GROUP_UNSCHEDULABLE}, {message}")
         self._set_group_condition(group, False, "Unschedulable", message)
-        self._back_off(entity)
 
-    def _place_group(self, group: PodGroup, pods: list[Pod], snapshot: Snapshot
-                     ) -> tuple[Status, list[tuple[Pod, str]], dict[str, str]]:
-        """The pod-group algorithm on ``snapshot`` (which it changes): GANG-CYCLE-001.
+    def _feasible(self, group: PodGroup | CompositePodGroup, scheduled: int, remaining: int) -> Status:
+        for plugin in self.profile.at("PlacementFeasible"):
+            status = plugin.placement_feasible(None, group, scheduled, remaining)
+            if not status.ok:
+                return status
+        return Status.success()
+
+    def _place_group(self, group: PodGroup, pods: list[Pod], snapshot: Snapshot,
+                     allowed: frozenset[str] | None = None) -> _Outcome:
+        """The pod-group algorithm for one PodGroup, on a fork of ``snapshot``.
+
+        Without TopologyAwareWorkloadScheduling: the default algorithm over every node (or
+        ``allowed``). With it: the placement algorithm (GANG-TAS-001), which runs the default
+        one per candidate placement and keeps the best feasible; when none is, the group's
+        message is ``0/<n> placements are available, first placement status: ...``.
+        """
+        if not self.topology_aware:
+            return self._place_default(group, pods, snapshot, allowed)
+        parent = topology.Placement("", allowed if allowed is not None else frozenset(snapshot))
+        placements, status = topology.TopologyPlacement().generate(
+            group.topology_key, parent, self._labels, self._scheduled_nodes([group]))
+        if not status.ok:
+            return _Outcome(status)
+        first: _Outcome | None = None
+        feasible: list[tuple[topology.Placement, _Outcome]] = []
+        for placement in placements:
+            outcome = self._place_default(group, pods, snapshot, placement.nodes)
+            if outcome.status.code is Code.ERROR:
+                return outcome
+            first = first or outcome
+            if outcome.status.ok:
+                feasible.append((placement, outcome))
+        if not feasible:
+            failed = Status.of(Code.UNSCHEDULABLE, topology.placements_unavailable(len(placements), first.error_text()))
+            return _Outcome(failed, misfits=first.misfits)
+        scheduled = self.group_state(group.namespace, group.name).scheduled
+        best, status = topology.best_placement([
+            (placement, scheduled, [pod for pod, _ in outcome.placed], [snapshot[n] for n in placement.nodes])
+            for placement, outcome in feasible])
+        return feasible[best][1] if status.ok else _Outcome(status)
+
+    def _labels(self, node: str) -> dict[str, str]:
+        info = self.nodes.get(node)
+        return dict(info.node.labels) if info is not None else {}
+
+    def _scheduled_nodes(self, groups: list[PodGroup]) -> list[str]:
+        """The nodes the groups' members are bound or assumed to."""
+        return [p.node_name or self.assumed[p.key] for g in groups for p in self.members(g.key)
+                if p.active and (p.node_name or p.key in self.assumed)]
+
+    def _place_default(self, group: PodGroup, pods: list[Pod], snapshot: Snapshot,
+                       allowed: frozenset[str] | None) -> _Outcome:
+        """The default pod-group algorithm (GANG-CYCLE-001) on a fork of ``snapshot``.
 
         PlacementFeasible runs before the first pod and after each one; Unschedulable ends the
-        loop early, a Wait left at the end becomes Unschedulable. Returns the group status, the
+        loop early, a Wait left at the end becomes Unschedulable. The outcome holds the
         placements and each misfit's own fit error.
         """
-        def feasible(scheduled: int, remaining: int) -> Status:
-            for plugin in self.profile.at("PlacementFeasible"):
-                status = plugin.placement_feasible(None, group, scheduled, remaining)
-                if not status.ok:
-                    return status
-            return Status.success()
-
+        snapshot = snapshot.fork()
         scheduled = self.group_state(group.namespace, group.name).scheduled
         remaining = len(pods)
-        placed: list[tuple[Pod, str]] = []
-        misfits: dict[str, str] = {}
-        status = feasible(scheduled, remaining)
+        outcome = _Outcome(self._feasible(group, scheduled, remaining))
+        if outcome.status.code is Code.UNSCHEDULABLE:
+            outcome.error = POD_GROUP_UNSCHEDULABLE  # v1.37 wraps the first check's verdict
+            return outcome
         for pod in pods:
-            if status.code is Code.UNSCHEDULABLE:
-                break  # PlacementFeasible ended the cycle early
-            node, statuses = self._find_node(pod, snapshot)
+            node, statuses = self._find_node(pod, snapshot, allowed)
             remaining -= 1
             if node is None:
-                misfits[pod.key] = fit_error(len(snapshot), statuses)
+                outcome.misfits[pod.key] = fit_error(len(snapshot) if allowed is None else len(allowed), statuses)
             else:
                 snapshot.writable(node).add(pod)
-                placed.append((pod, node))
+                outcome.placed.append((pod, node))
                 scheduled += 1
-            status = feasible(scheduled, remaining)
-        if status.code is Code.WAIT:
-            status = Status.of(Code.UNSCHEDULABLE, *status.reasons, plugin=status.plugin)
-        return status, placed, misfits
+            outcome.status = self._feasible(group, scheduled, remaining)
+            if outcome.status.code is Code.UNSCHEDULABLE:
+                break  # PlacementFeasible ended the cycle early
+        if outcome.status.code is Code.WAIT:
+            outcome.status = Status.of(Code.UNSCHEDULABLE, *outcome.status.reasons, plugin=outcome.status.plugin)
+            outcome.error = POD_GROUP_UNSCHEDULABLE
+        if outcome.status.ok:
+            outcome.snapshot = snapshot
+        else:
+            outcome.placed = []
+        return outcome
+
+    # -- the tree cycle (CompositePodGroup) ---------------------------------------------------------
+
+    def _tree_cycle(self, root_key: str) -> None:
+        """One cycle for a whole CompositePodGroup tree: GANG-CPG-002.
+
+        Children are tried in order, PlacementFeasible before them and after each, counting
+        satisfied children against ``minGroupCount``. A failed CompositePodGroup takes its
+        successful children down with it, so nothing in the tree binds unless the root is
+        satisfied. Leaf PodGroups get their condition; CompositePodGroups get none (v1.37).
+        """
+        root = self.composites[root_key]
+        leaves = self.leaves(root_key)
+        pending = {leaf.key: self._pending_of(f"group:{leaf.key}") for leaf in leaves}
+        everyone = [p for pods in pending.values() for p in pods]
+        self.nominated = {k: v for k, v in self.nominated.items() if k not in {p.key for p in everyone}}
+        results: dict[str, _Outcome] = {}
+        outcome = self._evaluate_composite(root, self._snapshot(everyone), None, pending, results)
+        if outcome.status.ok and not any(results[leaf.key].placed for leaf in leaves if leaf.key in results):
+            outcome.status = Status.of(Code.UNSCHEDULABLE)  # success needs at least one pod placed
+            results[root_key] = outcome
+
+        def propagate(key: str, parent: _Outcome) -> None:
+            mine = results.get(key)
+            if mine is None or (not parent.status.ok and mine.status.ok):
+                mine = results[key] = _Outcome(parent.status, error=parent.error)
+            for child in self.children(key):
+                propagate(child.key, mine)
+
+        propagate(root_key, results[root_key])
+        for leaf in leaves:
+            pods = pending[leaf.key]
+            result = results[leaf.key]
+            entity = self.entities.get(f"group:{leaf.key}")
+            if result.status.ok and result.placed:
+                self._submit_success(leaf, pods, result)
+                if entity is not None:
+                    entity.attempts = 0
+            elif pods:
+                self._submit_failure(leaf, pods, result.misfits, result.status.message() or POD_GROUP_UNSCHEDULABLE)
+                if entity is not None:
+                    self._back_off(entity)
+
+    def _evaluate_composite(self, cpg: CompositePodGroup, snapshot: Snapshot, allowed: frozenset[str] | None,
+                            pending: dict[str, list[Pod]], results: dict[str, _Outcome]) -> _Outcome:
+        """The placement algorithm for a CompositePodGroup (always used for one, as in v1.37)."""
+        parent = topology.Placement("", allowed if allowed is not None else frozenset(snapshot))
+        placements, status = topology.TopologyPlacement().generate(
+            cpg.topology_key, parent, self._labels, self._scheduled_nodes(self.leaves(cpg.key)))
+        if not status.ok:
+            results[cpg.key] = _Outcome(status)
+            return results[cpg.key]
+        first: tuple[_Outcome, dict[str, _Outcome]] | None = None
+        feasible: list[tuple[topology.Placement, _Outcome, dict[str, _Outcome]]] = []
+        for placement in placements:
+            subtree: dict[str, _Outcome] = {}
+            outcome = self._composite_default(cpg, snapshot, placement.nodes, pending, subtree)
+            if outcome.status.code is Code.ERROR:
+                results.update(subtree)
+                return outcome
+            first = first or (outcome, subtree)
+            if outcome.status.ok:
+                feasible.append((placement, outcome, subtree))
+        if not feasible:
+            outcome, subtree = first
+            results.update(subtree)
+            results[cpg.key] = _Outcome(Status.of(
+                Code.UNSCHEDULABLE, topology.placements_unavailable(len(placements), outcome.error_text())))
+            return results[cpg.key]
+        leaves = self.leaves(cpg.key)
+        scheduled = sum(self.group_state(leaf.namespace, leaf.name).scheduled for leaf in leaves)
+        best, status = topology.best_placement([
+            (placement, scheduled, [pod for leaf in leaves if leaf.key in subtree for pod, _ in subtree[leaf.key].placed],
+             [snapshot[n] for n in placement.nodes])
+            for placement, _, subtree in feasible])
+        if not status.ok:
+            results[cpg.key] = _Outcome(status)
+            return results[cpg.key]
+        _, outcome, subtree = feasible[best]
+        results.update(subtree)
+        return outcome
+
+    def _composite_default(self, cpg: CompositePodGroup, snapshot: Snapshot, allowed: frozenset[str],
+                           pending: dict[str, list[Pod]], results: dict[str, _Outcome]) -> _Outcome:
+        children = self.children(cpg.key)
+        scheduled, remaining = 0, len(children)
+        outcome = _Outcome(self._feasible(cpg, scheduled, remaining))
+        if outcome.status.code is not Code.UNSCHEDULABLE:
+            for child in children:
+                if isinstance(child, CompositePodGroup):
+                    result = self._evaluate_composite(child, snapshot, allowed, pending, results)
+                else:
+                    result = results[child.key] = self._place_group(child, pending.get(child.key, []), snapshot, allowed)
+                if result.status.code is Code.ERROR:
+                    outcome.status = Status.as_error(
+                        f"composite pod group evaluation failed due to child error: {result.error_text()}")
+                    break
+                remaining -= 1
+                if result.status.ok:
+                    scheduled += 1
+                    snapshot = result.snapshot
+                outcome.status = self._feasible(cpg, scheduled, remaining)
+                if outcome.status.code is Code.UNSCHEDULABLE:
+                    break
+        if outcome.status.code is Code.WAIT:
+            outcome.status = Status.of(Code.UNSCHEDULABLE, *outcome.status.reasons, plugin=outcome.status.plugin)
+            outcome.error = POD_GROUP_UNSCHEDULABLE
+        if outcome.status.ok:
+            outcome.snapshot = snapshot
+        results[cpg.key] = outcome
+        return outcome
 
     def _preempt_for_group(self, group: PodGroup, pods: list[Pod], message: str) -> str:
         """PodGroupPostFilter; returns the group's message."""
@@ -576,16 +884,15 @@ class Scheduler:
         base = self._snapshot(pods)
 
         def places(trial: Snapshot) -> bool:
-            status, placed, _ = self._place_group(group, pods, trial)
-            return status.ok and bool(placed)
+            outcome = self._place_group(group, pods, trial)
+            return outcome.status.ok and bool(outcome.placed)
 
         victims = preemption.preempt_for_group(group.priority, base, units, places)
         if victims is None:
             return f"{message}, {preemption.NO_VICTIMS_FOR_GROUP}"
         self._evict(victims, by_group=True)
         trial = preemption.without(base, victims)
-        _, placed, _ = self._place_group(group, pods, trial)
-        for pod, node in placed:
+        for pod, node in self._place_group(group, pods, trial).placed:
             self.nominated[pod.key] = node
             self.writer.nominate(pod, node)
         return message

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from reference_scheduler.framework import Code, Status
+from reference_scheduler.framework.interface import ClusterEventWithHint
 from reference_scheduler.model import CPU, MEMORY, Pod
 from reference_scheduler.nodeinfo import NodeInfo
 
@@ -128,6 +129,12 @@ class SchedulingGates:
             return Status.success()
         return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                          f"waiting for scheduling gates: [{' '.join(pod.scheduling_gates)}]", plugin=self.name)
+
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        def gates_eliminated(pod: Pod, old: Any, new: Any) -> bool:
+            return isinstance(new, Pod) and new.key == pod.key and not new.scheduling_gates
+
+        return [ClusterEventWithHint("Pod", "Update", gates_eliminated)]
 
 
 class PrioritySort:

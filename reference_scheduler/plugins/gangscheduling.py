@@ -9,6 +9,11 @@
   ``minCount`` members assumed or bound; the member that completes the count allows the others.
   While it waits it activates the group's unscheduled members.
 
+With CompositePodGroup on, a PodGroup that names a parent is a leaf of a tree: PreEnqueue and
+Permit then judge the whole tree from its root (a CompositePodGroup is satisfied when
+``minGroupCount`` of its children are, or one child for a basic one; a leaf when it has
+``minCount`` members, or one for basic), and PlacementFeasible counts satisfied children.
+
 The plugin reads group state through a :class:`GroupHandle`, which the scheduler provides.
 """
 
@@ -32,6 +37,15 @@ WAITING_AT_PERMIT = "waiting for minCount pods from a gang to be scheduled"
 def waiting_for_pod_group(name: str) -> str:
     # "pods's" is v1.37's spelling.
     return f'waiting for pods\'s pod group "{name}" to appear in scheduling queue'
+
+
+def waiting_for_tree(root: str) -> str:
+    return f'waiting for composite pod group "{root}" tree to meet quorum'
+
+
+def missing_composite(namespace: str, name: str) -> str:
+    return ("failed to build hierarchy snapshot: composite pod group object not found in state for "
+            f"{namespace}/{name}")
 
 
 def cannot_be_satisfied(min_count: int, scheduled: int, remaining: int) -> str:
@@ -62,6 +76,21 @@ class GroupHandle(Protocol):
 
     def allow_waiting(self, pod: Pod, plugin: str) -> None: ...
 
+    # The hierarchy (CompositePodGroup on); ``hierarchies`` False means none of these is called.
+    hierarchies: bool
+
+    def root_of(self, group: PodGroup) -> str | None:
+        """Key of the tree's root CompositePodGroup, or None when a CompositePodGroup on the way is missing."""
+
+    def tree_ready(self, root_key: str, count: str) -> bool:
+        """Whether the tree meets its quorum, counting each leaf's ``all`` members or ``scheduled`` ones."""
+
+    def tree_state(self, root_key: str) -> GroupState:
+        """The members of every leaf of the tree, together."""
+
+    def in_tree(self, root_key: str, group_key: str) -> bool:
+        """Whether a PodGroup or CompositePodGroup key belongs to the tree under ``root_key``."""
+
 
 @dataclasses.dataclass(frozen=True)
 class PlacementProgress:
@@ -81,13 +110,23 @@ class GangScheduling:
         group = self.handle.pod_group(pod.namespace, pod.pod_group)
         if group is None:
             return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, waiting_for_pod_group(pod.pod_group), plugin=NAME)
+        if group.parent and self.handle.hierarchies:
+            root = self.handle.root_of(group)
+            if root is None:
+                return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, missing_composite(group.namespace, group.parent),
+                                 plugin=NAME)
+            if not self.handle.tree_ready(root, "all"):
+                return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, waiting_for_tree(root.split("/", 1)[1]),
+                                 plugin=NAME)
+            return Status.success()
         if not group.is_gang:
             return Status.success()
         if self.handle.group_state(pod.namespace, pod.pod_group).all_pods < group.min_count:
             return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING_FOR_QUORUM, plugin=NAME)
         return Status.success()
 
-    def placement_feasible(self, state: Any, group: PodGroup, scheduled: int, remaining: int) -> Status:
+    def placement_feasible(self, state: Any, group: Any, scheduled: int, remaining: int) -> Status:
+        """``group`` is a PodGroup (counting pods) or a CompositePodGroup (counting satisfied children)."""
         quorum = group.quorum
         if scheduled + remaining < quorum:
             return Status.of(Code.UNSCHEDULABLE, cannot_be_satisfied(quorum, scheduled, remaining), plugin=NAME)
@@ -102,6 +141,8 @@ class GangScheduling:
         if group is None:
             return Status.as_error(f"failed to get podGroup {pod.namespace}/{pod.pod_group}: not found",
                                    plugin=NAME), 0
+        if group.parent and self.handle.hierarchies:
+            return self._permit_in_tree(group)
         if not group.is_gang:
             return Status.success(), 0
         members = self.handle.group_state(pod.namespace, pod.pod_group)
@@ -112,12 +153,42 @@ class GangScheduling:
             self.handle.allow_waiting(waiting, NAME)
         return Status.success(), 0
 
+    def _permit_in_tree(self, group: PodGroup) -> tuple[Status, float]:
+        root = self.handle.root_of(group)
+        if root is None:
+            return Status.as_error(missing_composite(group.namespace, group.parent), plugin=NAME), 0
+        members = self.handle.tree_state(root)
+        if not self.handle.tree_ready(root, "scheduled"):
+            self.handle.activate(members.unscheduled)
+            return Status.of(Code.WAIT, waiting_for_tree(root.split("/", 1)[1]), plugin=NAME), PERMIT_TIMEOUT_SECONDS
+        for waiting in members.assumed:
+            self.handle.allow_waiting(waiting, NAME)
+        return Status.success(), 0
+
+    def _same_hierarchy(self, pod: Pod, group_key: str | None) -> bool:
+        """Whether ``group_key`` (a PodGroup's or CompositePodGroup's) is the pod's group or, with
+        CompositePodGroup on, in the same tree."""
+        if group_key is None or pod.group_key is None:
+            return False
+        if group_key == pod.group_key:
+            return True
+        if not self.handle.hierarchies:
+            return False
+        mine = self.handle.pod_group(pod.namespace, pod.pod_group)
+        if mine is None or not mine.parent:
+            return False
+        root = self.handle.root_of(mine)
+        if root is None:
+            # The tree is incomplete: any object naming a CompositePodGroup on the way may complete it.
+            return True
+        return group_key == root or self.handle.in_tree(root, group_key)
+
     def events_to_register(self) -> list[ClusterEventWithHint]:
         def same_group(pod: Pod, old: Any, new: Any) -> bool:
-            return isinstance(new, Pod) and new.group_key == pod.group_key
+            return isinstance(new, Pod) and self._same_hierarchy(pod, new.group_key)
 
         def group_added(pod: Pod, old: Any, new: Any) -> bool:
-            return isinstance(new, PodGroup) and new.key == pod.group_key
+            return new is not None and self._same_hierarchy(pod, new.key)
 
         def min_count_decreased(pod: Pod, old: Any, new: Any) -> bool:
             if not (isinstance(new, PodGroup) and new.key == pod.group_key):
@@ -131,4 +202,5 @@ class GangScheduling:
             ClusterEventWithHint("AssignedPod", "Add", same_group),
             ClusterEventWithHint("PodGroup", "Add", group_added),
             ClusterEventWithHint("PodGroup", "Update", min_count_decreased),
+            ClusterEventWithHint("CompositePodGroup", "Add", group_added),
         ]

@@ -6,7 +6,7 @@ import dataclasses
 
 from reference_scheduler.clock import SimClock
 from reference_scheduler.framework import Status
-from reference_scheduler.model import Node, Pod, PodGroup, Resources
+from reference_scheduler.model import CompositePodGroup, Node, Pod, PodGroup, Resources
 from reference_scheduler.scheduler import Scheduler
 
 NAME = "gangconf-reference"
@@ -15,7 +15,7 @@ NAME = "gangconf-reference"
 class Cluster:
     """A fake API server for the core: binds are applied back as informer updates, writes recorded."""
 
-    def __init__(self) -> None:
+    def __init__(self, features: frozenset[str] = frozenset()) -> None:
         self.clock = SimClock()
         self.binds: list[tuple[str, str]] = []
         self.conditions: dict[str, tuple[str, str]] = {}  # pod -> (reason, message)
@@ -23,7 +23,7 @@ class Cluster:
         self.fail_bind: set[str] = set()
         self.preempted: list[tuple[str, str]] = []  # (victim, message)
         self.nominations: dict[str, str] = {}
-        self.scheduler = Scheduler(NAME, self.clock, self)
+        self.scheduler = Scheduler(NAME, self.clock, self, features=features)
 
     # Writer
     def bind(self, pod: Pod, node: str) -> Status:
@@ -48,16 +48,30 @@ class Cluster:
         self.nominations[pod.name] = node
 
     # Building the cluster
-    def nodes(self, count: int, cpu: str = "2", gpus: int = 0, prefix: str = "n") -> None:
+    def nodes(self, count: int, cpu: str = "2", gpus: int = 0, prefix: str = "n",
+              labels: dict[str, str] | None = None) -> None:
         for i in range(count):
             alloc = {"cpu": cpu, "memory": "8Gi", "pods": "110", **({"nvidia.com/gpu": str(gpus)} if gpus else {})}
-            self.scheduler.on_node(Node(f"{prefix}{i}", allocatable=Resources.from_map(alloc)), f"{prefix}{i}")
+            node = Node(f"{prefix}{i}", labels=tuple(sorted((labels or {}).items())),
+                        allocatable=Resources.from_map(alloc))
+            self.scheduler.on_node(node, node.name)
 
     def group(self, name: str, min_count: int | None = None, priority: int = 0, disruption: str = "single",
-              preemption_policy: str = "PreemptLowerPriority") -> None:
+              preemption_policy: str = "PreemptLowerPriority", topology: str | None = None,
+              parent: str | None = None) -> None:
         self.scheduler.on_pod_group(PodGroup("ns", name, min_count=min_count, priority=priority,
-                                             disruption_mode=disruption, preemption_policy=preemption_policy),
+                                             disruption_mode=disruption, preemption_policy=preemption_policy,
+                                             topology_key=topology, parent=parent),
                                     f"ns/{name}")
+
+    def composite(self, name: str, min_group_count: int | None = None, topology: str | None = None,
+                  parent: str | None = None) -> None:
+        self.scheduler.on_composite_pod_group(
+            CompositePodGroup("ns", name, min_group_count=min_group_count, topology_key=topology, parent=parent),
+            f"ns/{name}")
+
+    def node_of(self, pod: str) -> str | None:
+        return dict(self.binds).get(pod)
 
     def pod(self, name: str, group: str | None = None, cpu: str = "1", gpus: int = 0, **kw) -> Pod:
         req = {"cpu": cpu, "memory": "64Mi", **({"nvidia.com/gpu": str(gpus)} if gpus else {})}
