@@ -182,8 +182,24 @@ class Node:
         )
 
 
+class _TreeNode:
+    """What PodGroups and CompositePodGroups share as nodes of a pod-group tree."""
+
+    namespace: str
+    name: str
+    parent: str | None
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def parent_key(self) -> str | None:
+        return f"{self.namespace}/{self.parent}" if self.parent else None
+
+
 @dataclasses.dataclass(frozen=True)
-class PodGroup:
+class PodGroup(_TreeNode):
     namespace: str
     name: str
     #: ``None`` for the basic policy, else the gang's minCount.
@@ -196,14 +212,6 @@ class PodGroup:
     topology_key: str | None = None
     #: ``spec.parentCompositePodGroupName``: the CompositePodGroup this group belongs to.
     parent: str | None = None
-
-    @property
-    def key(self) -> str:
-        return f"{self.namespace}/{self.name}"
-
-    @property
-    def parent_key(self) -> str | None:
-        return f"{self.namespace}/{self.parent}" if self.parent else None
 
     @property
     def is_gang(self) -> bool:
@@ -240,7 +248,7 @@ def _topology_key(spec: Obj) -> str | None:
 
 
 @dataclasses.dataclass(frozen=True)
-class CompositePodGroup:
+class CompositePodGroup(_TreeNode):
     """A ``scheduling.k8s.io/v1alpha3`` CompositePodGroup: a node of a pod-group tree.
 
     It owns no pods: its children are PodGroups and CompositePodGroups that name it in
@@ -255,14 +263,6 @@ class CompositePodGroup:
     priority: int = 0
     topology_key: str | None = None
     parent: str | None = None
-
-    @property
-    def key(self) -> str:
-        return f"{self.namespace}/{self.name}"
-
-    @property
-    def parent_key(self) -> str | None:
-        return f"{self.namespace}/{self.parent}" if self.parent else None
 
     @property
     def quorum(self) -> int:
