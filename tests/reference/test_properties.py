@@ -1,7 +1,6 @@
-"""Properties of the reference scheduler over random clusters and gangs (hypothesis).
+"""Placement properties of the reference scheduler over random clusters and gangs (hypothesis).
 
-The preemption properties of issue 3 (victims' priority, disruptionMode all) wait for
-preemption to be implemented; these cover placement.
+The preemption properties (victims' priority, ``disruptionMode: all``) are in test_preemption.py.
 """
 
 from __future__ import annotations
@@ -88,3 +87,31 @@ def test_the_vectorized_resource_fit_decides_exactly_as_the_plain_one(cpus, gang
     assert fast.binds == plain.binds
     assert fast.conditions == plain.conditions
     assert fast.group_conditions == plain.group_conditions
+
+
+racks_of_nodes = st.lists(st.tuples(st.integers(min_value=0, max_value=2),   # rack
+                                    st.integers(min_value=1, max_value=6)),  # cpu
+                          min_size=1, max_size=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(racks_of_nodes, gang_shapes)
+def test_a_topology_constrained_gang_never_spans_two_domains(nodes, gangs):
+    from reference_scheduler.scheduler import TOPOLOGY_AWARE
+
+    cluster = Cluster(features=frozenset({TOPOLOGY_AWARE}))
+    for i, (rack, cpu) in enumerate(nodes):
+        cluster.nodes(1, cpu=str(cpu), prefix=f"r{rack}-{i}-", labels={"rack": f"r{rack}"})
+    quorum = {}
+    for g, (members, min_count, cpu) in enumerate(gangs):
+        name = f"g{g}"
+        quorum[name] = min(min_count, members)
+        cluster.group(name, min_count=quorum[name], topology="rack")
+        for m in range(members):
+            cluster.pod(f"{name}-{m}", group=name, cpu=str(cpu))
+            cluster.clock.advance(0.001)
+    cluster.run()
+    for name, need in quorum.items():
+        bound = cluster.bound(f"{name}-")
+        assert len(bound) == 0 or len(bound) >= need, (name, bound, need)
+        assert len({cluster.node_of(p).split("-")[0] for p in bound}) <= 1, (name, bound)
