@@ -214,6 +214,8 @@ def _harness_objects(api: client.ApiClient) -> dict[str, list[str]]:
                  for p in core.list_pod_for_all_namespaces(label_selector=selector).items],
         "clusterroles": [r.metadata.name for r in
                          client.RbacAuthorizationV1Api(api).list_cluster_role(label_selector=selector).items],
+        "clusterrolebindings": [b.metadata.name for b in client.RbacAuthorizationV1Api(api)
+                                .list_cluster_role_binding(label_selector=selector).items],
         "priorityclasses": [c.metadata.name for c in
                             client.SchedulingV1Api(api).list_priority_class(label_selector=selector).items],
     }
@@ -223,17 +225,19 @@ def _harness_objects(api: client.ApiClient) -> dict[str, list[str]]:
     return {k: v for k, v in found.items() if v}
 
 
-def test_suites_run_on_a_foreign_cluster_and_leave_its_objects_untouched(foreign, tmp_path: Path):
+@pytest.mark.parametrize("scheduler", ["kube-scheduler", "reference"])
+def test_suites_run_on_a_foreign_cluster_and_leave_its_objects_untouched(foreign, tmp_path: Path, scheduler: str):
     kubeconfig, api = foreign
     before = _snapshot(api)
     proc = _child(tmp_path, "suites/test_quorum.py", "suites/test_cycle.py", "suites/test_api_surface.py",
                   "suites/test_deadlock.py", "--provider=existing", f"--kubeconfig={kubeconfig}",
-                  f"--context={CONTEXT}", "--require-context", "-rA", timeout=900)
+                  f"--context={CONTEXT}", "--require-context", f"--scheduler={scheduler}", "-rA", timeout=900)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-6000:]
     described = [l for l in proc.stdout.splitlines() if l.startswith("gangconf: existing cluster")]
     assert len(described) == 1 and f"context {CONTEXT}" in described[0] and "extended resources" in described[0], out
-    summary = json.loads((tmp_path / "reports" / "conformance.json").read_text())
+    suffix = "-reference" if scheduler == "reference" else ""
+    summary = json.loads((tmp_path / "reports" / f"conformance{suffix}.json").read_text())
     outcomes = {c["id"] + " " + c["test"].split("::")[-1]: c["outcome"] for c in summary["checks"]}
     assert summary["counts"]["failed"] == 0 and summary["counts"]["passed"] >= 9, outcomes
     # The deadlock scenario needs 12 nodes of its own; the vendor has 4: not applicable, with the reason.

@@ -231,3 +231,34 @@ def test_kind_provider_stops_the_run_in_one_line_and_leaves_nothing(tmp_path: Pa
     assert not list(tmp_path.glob("kind-was-asked-to-*")), "kind was asked to create something"
     assert set(REPO.iterdir()) - before <= {REPO / "reports"}, set(REPO.iterdir()) - before  # no .pytest-kind/
     assert not list((tmp_path / "tmp").iterdir())
+
+
+def test_kind_provider_drives_kind_with_the_profile_and_deletes_what_it_made(tmp_path: Path, monkeypatch):
+    """The wiring through pytest-kind's KindCluster, with a stand-in kind that records its calls."""
+    calls = tmp_path / "calls"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    kind_bin = _script(bin_dir / "kind", f"""echo "$@" >> {calls}
+case "$1" in
+  version) echo 'kind v0.33.0 go1.25.1 linux/amd64' ;;
+  create) for a in "$@"; do case "$a" in --kubeconfig=*) cfg="${{a#--kubeconfig=}}" ;; esac; done
+          printf 'apiVersion: v1\\nkind: Config\\ncurrent-context: k\\nclusters:\\n- name: k\\n  cluster:\\n    server: https://127.0.0.1:1\\ncontexts:\\n- name: k\\n  context:\\n    cluster: k\\n    user: k\\nusers:\\n- name: k\\n  user:\\n    token: t\\n' > "$cfg" ;;
+esac
+""")
+    _script(bin_dir / "docker", "exit 0\n")
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.delenv("KIND_EXPERIMENTAL_PROVIDER", raising=False)
+    monkeypatch.chdir(tmp_path)
+    profile = Profile.resolve("gang-alpha")
+    cluster, provider = kind.start(profile, run_id="20261202-120000-abcd", kind_bin=str(kind_bin),
+                                   image="kindest/node:v1.37.2@sha256:0")
+    try:
+        assert cluster.provider == "kind" and not cluster.fake_nodes and cluster.kubeconfig.is_file()
+        create = next(l for l in calls.read_text().splitlines() if l.startswith("create cluster"))
+        assert f"--name={provider.name}" in create and f"--config {profile.path}" in create, create
+        assert "--image=kindest/node:v1.37.2@sha256:0" in create, create
+    finally:
+        cluster.stop()
+    assert f"delete cluster --name={provider.name}" in calls.read_text()
+    assert not provider.workdir.exists()
+    assert not (tmp_path / ".pytest-kind").exists()
