@@ -133,3 +133,20 @@ def test_doctor_on_a_server_older_than_v1_37_says_upgrade(tmp_path: Path):
     found = items(proc)
     assert mark(found["server version"]) == "FAIL" and "v1.36.3" in found["server version"]
     assert "upgrade the cluster to Kubernetes v1.37 or newer" in found["server version"]
+
+
+def test_quorum_probe_fails_when_the_scheduler_ignores_pod_groups(tmp_path: Path):
+    """Negative control: GenericWorkload off in kube-scheduler alone; the probe gang is tried, so exit 1."""
+    cp = LocalControlPlane(binaries.ensure(), Profile.resolve("gang-beta"), tmp_path / "run",
+                           extra_flags={"kube-scheduler": ["--feature-gates=GenericWorkload=false"]})
+    cp.start()
+    try:
+        proc = doctor(f"--kubeconfig={cp.kubeconfig}")
+    finally:
+        cp.stop()
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    found = items(proc)
+    assert mark(found["quorum probe"]) == "FAIL", proc.stdout
+    assert "tried a member of a gang below its minCount" in found["quorum probe"]
+    assert f"-> fix: the scheduler ignores PodGroups: start kube-scheduler with {GATE_FLAG}" in found["quorum probe"]
+    assert all(mark(found[name]) == "ok" for name in BETA_ITEMS if name != "quorum probe"), proc.stdout
