@@ -8,9 +8,10 @@ PY          := $(VENV)/bin/python
 K8S_VERSION ?= v1.37.2
 PROFILE     ?= gang-beta
 PYTEST_ARGS ?=
+DOCTOR_ARGS ?=
 REPORTS     := reports
 
-.PHONY: setup build conformance test unit clean stop-all help
+.PHONY: setup build conformance test unit clean stop-all help doctor
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -40,6 +41,9 @@ test: build ## the project's tests, then the suites against kube-scheduler and t
 
 unit: setup ## only the tests that need no cluster
 	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/reference $(PYTEST_ARGS)
+
+doctor: setup ## checklist of a cluster's gang-scheduling readiness: DOCTOR_ARGS="--kubeconfig PATH [--context NAME]" (default: a local PROFILE cluster)
+	$(PY) -m fixtures.doctor --profile=$(PROFILE) --k8s-version=$(K8S_VERSION) $(DOCTOR_ARGS)
 
 stop-all: setup ## stop local clusters kept by --keep-on-failure or left by a killed run
 	$(PY) -m fixtures.providers.local stop-all

@@ -70,3 +70,15 @@ def test_malformed_profile_is_one_line(tmp_path: Path):
     assert proc.returncode == 4, proc.stdout
     assert "Traceback" not in proc.stdout + proc.stderr
     assert any("broken.yaml:" in l and "is not valid YAML" in l for l in gangconf_lines(proc)), proc.stdout
+
+
+def test_profile_with_an_unknown_gate_is_one_line_before_anything_starts(tmp_path: Path):
+    profile = tmp_path / "typo.yaml"
+    profile.write_text("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nfeatureGates:\n  GangScheduling: true\n")
+    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
+                f"--profile={profile}", "suites/test_quorum.py"], env={"GANGCONF_CACHE": str(tmp_path / "cache")})
+    assert proc.returncode == 4, proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+    lines = gangconf_lines(proc)
+    assert len(lines) == 1 and "feature gate GangScheduling does not exist in v1.37" in lines[0], proc.stdout
+    assert not (tmp_path / "cache").exists(), "something was built or started for a profile that was refused"
