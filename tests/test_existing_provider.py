@@ -14,7 +14,6 @@ a cluster older than v1.37 (a stub that answers only ``/version``, on 127.0.0.1)
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
