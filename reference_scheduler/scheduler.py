@@ -698,28 +698,47 @@ class Scheduler:
         """
         if not self.topology_aware:
             return self._place_default(group, pods, snapshot, allowed)
+
+        def attempt(nodes: frozenset[str]) -> tuple[_Outcome, list[Pod], None]:
+            outcome = self._place_default(group, pods, snapshot, nodes)
+            return outcome, [pod for pod, _ in outcome.placed], None
+
+        return self._placement_algorithm(group.topology_key, allowed, snapshot, [group], attempt)[0]
+
+    def _placement_algorithm(self, key: str | None, allowed: frozenset[str] | None, snapshot: Snapshot,
+                             leaves: list[PodGroup], attempt) -> tuple[_Outcome, object]:
+        """Try ``attempt(nodes)`` on each candidate placement and keep the best feasible one.
+
+        ``attempt`` returns the outcome, the pods it would place and what the caller wants back
+        with the chosen outcome (a CompositePodGroup's results per child). When no placement is
+        feasible, the first one's payload comes back with the ``0/<n> placements`` verdict.
+        """
         parent = topology.Placement("", allowed if allowed is not None else frozenset(snapshot))
         placements, status = topology.TopologyPlacement().generate(
-            group.topology_key, parent, self._labels, self._scheduled_nodes([group]))
+            key, parent, self._labels, self._scheduled_nodes(leaves))
         if not status.ok:
-            return _Outcome(status)
-        first: _Outcome | None = None
-        feasible: list[tuple[topology.Placement, _Outcome]] = []
+            return _Outcome(status), None
+        first: tuple[_Outcome, object] | None = None
+        feasible = []
         for placement in placements:
-            outcome = self._place_default(group, pods, snapshot, placement.nodes)
+            outcome, proposed, payload = attempt(placement.nodes)
             if outcome.status.code is Code.ERROR:
-                return outcome
-            first = first or outcome
+                return outcome, payload
+            first = first or (outcome, payload)
             if outcome.status.ok:
-                feasible.append((placement, outcome))
+                feasible.append((placement, outcome, proposed, payload))
         if not feasible:
-            failed = Status.of(Code.UNSCHEDULABLE, topology.placements_unavailable(len(placements), first.error_text()))
-            return _Outcome(failed, misfits=first.misfits)
-        scheduled = self.group_state(group.namespace, group.name).scheduled
+            outcome, payload = first
+            failed = Status.of(Code.UNSCHEDULABLE, topology.placements_unavailable(len(placements), outcome.error_text()))
+            return _Outcome(failed, misfits=outcome.misfits), payload
+        scheduled = sum(self.group_state(leaf.namespace, leaf.name).scheduled for leaf in leaves)
         best, status = topology.best_placement([
-            (placement, scheduled, [pod for pod, _ in outcome.placed], [snapshot[n] for n in placement.nodes])
-            for placement, outcome in feasible])
-        return feasible[best][1] if status.ok else _Outcome(status)
+            (placement, scheduled, proposed, [snapshot[n] for n in placement.nodes])
+            for placement, _, proposed, _ in feasible])
+        if not status.ok:
+            return _Outcome(status), None
+        _, outcome, _, payload = feasible[best]
+        return outcome, payload
 
     def _labels(self, node: str) -> dict[str, str]:
         info = self.nodes.get(node)
@@ -811,40 +830,17 @@ class Scheduler:
     def _evaluate_composite(self, cpg: CompositePodGroup, snapshot: Snapshot, allowed: frozenset[str] | None,
                             pending: dict[str, list[Pod]], results: dict[str, _Outcome]) -> _Outcome:
         """The placement algorithm for a CompositePodGroup (always used for one, as in v1.37)."""
-        parent = topology.Placement("", allowed if allowed is not None else frozenset(snapshot))
-        placements, status = topology.TopologyPlacement().generate(
-            cpg.topology_key, parent, self._labels, self._scheduled_nodes(self.leaves(cpg.key)))
-        if not status.ok:
-            results[cpg.key] = _Outcome(status)
-            return results[cpg.key]
-        first: tuple[_Outcome, dict[str, _Outcome]] | None = None
-        feasible: list[tuple[topology.Placement, _Outcome, dict[str, _Outcome]]] = []
-        for placement in placements:
-            subtree: dict[str, _Outcome] = {}
-            outcome = self._composite_default(cpg, snapshot, placement.nodes, pending, subtree)
-            if outcome.status.code is Code.ERROR:
-                results.update(subtree)
-                return outcome
-            first = first or (outcome, subtree)
-            if outcome.status.ok:
-                feasible.append((placement, outcome, subtree))
-        if not feasible:
-            outcome, subtree = first
-            results.update(subtree)
-            results[cpg.key] = _Outcome(Status.of(
-                Code.UNSCHEDULABLE, topology.placements_unavailable(len(placements), outcome.error_text())))
-            return results[cpg.key]
         leaves = self.leaves(cpg.key)
-        scheduled = sum(self.group_state(leaf.namespace, leaf.name).scheduled for leaf in leaves)
-        best, status = topology.best_placement([
-            (placement, scheduled, [pod for leaf in leaves if leaf.key in subtree for pod, _ in subtree[leaf.key].placed],
-             [snapshot[n] for n in placement.nodes])
-            for placement, _, subtree in feasible])
-        if not status.ok:
-            results[cpg.key] = _Outcome(status)
-            return results[cpg.key]
-        _, outcome, subtree = feasible[best]
-        results.update(subtree)
+
+        def attempt(nodes: frozenset[str]) -> tuple[_Outcome, list[Pod], dict[str, _Outcome]]:
+            subtree: dict[str, _Outcome] = {}
+            outcome = self._composite_default(cpg, snapshot, nodes, pending, subtree)
+            proposed = [pod for leaf in leaves if leaf.key in subtree for pod, _ in subtree[leaf.key].placed]
+            return outcome, proposed, subtree
+
+        outcome, subtree = self._placement_algorithm(cpg.topology_key, allowed, snapshot, leaves, attempt)
+        results.update(subtree or {})
+        results[cpg.key] = outcome
         return outcome
 
     def _composite_default(self, cpg: CompositePodGroup, snapshot: Snapshot, allowed: frozenset[str],
