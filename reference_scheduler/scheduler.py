@@ -25,6 +25,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
+import itertools
 from typing import Protocol
 
 import numpy as np
@@ -116,6 +117,8 @@ class _Outcome:
     status: Status
     placed: list[tuple[Pod, str]] = dataclasses.field(default_factory=list)
     misfits: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: Keys of the pods the algorithm tried (placed or not) before it ended.
+    tried: set[str] = dataclasses.field(default_factory=set)
     #: The cycle's snapshot with this outcome's placements added (successful outcomes only).
     snapshot: Snapshot | None = None
     #: The text upstream's ``Status.AsError()`` gives: the status's own message, or
@@ -157,6 +160,10 @@ class Scheduler:
         self.waiting: dict[str, _Waiting] = {}  # pods held at Permit
         self.nominated: dict[str, str] = {}  # preemptors -> the node their victims free
         self._members: dict[str, set[str]] = {}  # group key -> keys of its pods (an index)
+        # pod key -> the order the pod was first seen: creationTimestamp has one-second resolution,
+        # upstream orders members by the (nanosecond) time they were queued.
+        self._arrival: dict[str, int] = {}
+        self._arrivals = itertools.count()
         self._node_order: list[str] = []  # node names, sorted: the order filters visit them
         self.profile = self._default_profile(registry)
         filters = self.profile.at("Filter")
@@ -308,6 +315,7 @@ class Scheduler:
             self._members.get(old.group_key, set()).discard(key)
         if pod is None or (pod.node_name == "" and pod.deleting):
             self.pods.pop(key, None)
+            self._arrival.pop(key, None)
             self.assumed.pop(key, None)
             self.nominated.pop(key, None)
             waiting = self.waiting.pop(key, None)
@@ -318,6 +326,8 @@ class Scheduler:
             self._drop_entity_if_empty(old)
             return
         self.pods[key] = pod
+        if key not in self._arrival:
+            self._arrival[key] = next(self._arrivals)
         if pod.group_key:
             self._members.setdefault(pod.group_key, set()).add(key)
         if pod.node_name:
@@ -408,7 +418,7 @@ class Scheduler:
             pods = self.members(entity_key[6:])
         pending = [p for p in pods if not p.node_name and p.key not in self.assumed and p.key not in self.waiting
                    and p.scheduler_name == self.scheduler_name and p.active]
-        return sorted(pending, key=lambda p: (-p.priority, p.created, p.name))
+        return sorted(pending, key=lambda p: (-p.priority, p.created, self._arrival.get(p.key, 0), p.name))
 
     def _pre_enqueue(self, pods: list[Pod]) -> Status:
         for plugin in self.profile.at("PreEnqueue"):
@@ -648,9 +658,13 @@ class Scheduler:
 
         # The group failed: nothing is bound; every member says why.
         message = outcome.status.message() if not outcome.status.ok else POD_GROUP_UNSCHEDULABLE
+        # v1.37.2: members the cycle never tried (it ended early) carry the PlacementFeasible
+        # status alone, without the prefix or the preemption outcome; if it ended before the
+        # first member, they carry the prefixed form.
+        untried = message if outcome.tried else f"{POD_GROUP_UNSCHEDULABLE}, {message}"
         if group.preemption_policy != "Never" and all(p.preemption_policy != "Never" for p in pods):
             message = self._preempt_for_group(group, pods, message)
-        self._submit_failure(group, pods, outcome.misfits, message)
+        self._submit_failure(group, pods, outcome, message, untried)
         self._back_off(entity)
 
     def _submit_success(self, group: PodGroup, pods: list[Pod], outcome: _Outcome) -> None:
@@ -672,12 +686,21 @@ class Scheduler:
             if pod.key in outcome.misfits:
                 self.writer.pod_unschedulable(pod, "Unschedulable", outcome.misfits[pod.key])
 
-    def _submit_failure(self, group: PodGroup, pods: list[Pod], misfits: dict[str, str], message: str) -> None:
+    def _submit_failure(self, group: PodGroup, pods: list[Pod], outcome: _Outcome, message: str,
+                        untried: str | None = None) -> None:
+        """A failed group: nothing is bound; each member says why, the PodGroup says ``Unschedulable``.
+
+        A member that did not fit gives its own fit error; one that fit (or, with ``untried`` None,
+        any other) gives ``pod group is unschedulable, <message>``; one the cycle never tried gives
+        ``untried``.
+        """
         for pod in pods:
-            if pod.key in misfits:
-                self.writer.pod_unschedulable(pod, "Unschedulable", misfits[pod.key])
-            else:
+            if pod.key in outcome.misfits:
+                self.writer.pod_unschedulable(pod, "Unschedulable", outcome.misfits[pod.key])
+            elif untried is None or pod.key in outcome.tried or outcome.status.ok:
                 self.writer.pod_unschedulable(pod, "Unschedulable", f"{POD_GROUP_UNSCHEDULABLE}, {message}")
+            else:
+                self.writer.pod_unschedulable(pod, "Unschedulable", untried)
         self._set_group_condition(group, False, "Unschedulable", message)
 
     def _feasible(self, group: PodGroup | CompositePodGroup, scheduled: int, remaining: int) -> Status:
@@ -767,6 +790,7 @@ class Scheduler:
         for pod in pods:
             node, statuses = self._find_node(pod, snapshot, allowed)
             remaining -= 1
+            outcome.tried.add(pod.key)
             if node is None:
                 outcome.misfits[pod.key] = fit_error(len(snapshot) if allowed is None else len(allowed), statuses)
             else:
@@ -823,7 +847,7 @@ class Scheduler:
                 if entity is not None:
                     entity.attempts = 0
             elif pods:
-                self._submit_failure(leaf, pods, result.misfits, result.status.message() or POD_GROUP_UNSCHEDULABLE)
+                self._submit_failure(leaf, pods, result, result.status.message() or POD_GROUP_UNSCHEDULABLE)
                 if entity is not None:
                     self._back_off(entity)
 
