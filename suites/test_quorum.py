@@ -98,3 +98,95 @@ def test_pods_wait_untouched_when_their_podgroup_does_not_exist(pool, gang, reco
     gang.pod_group("late", min_count=3)
     recorder.eventually(lambda s: len(s.bound("late")) == 3, timeout=timeouts.gang_scheduled,
                         describe="all 3 pods bound once their PodGroup exists")
+
+
+@pytest.mark.conformance(id="GANG-QUORUM-004", profile="beta")
+def test_basic_group_members_are_scheduled_without_waiting_for_others(pool, gang, recorder, timeouts):
+    """Behaviour: GANG-QUORUM-004, profile beta.
+
+    Requirement: a ``basic`` PodGroup has no quorum: as soon as its PodGroup exists, the scheduler
+    MUST try and bind a member even when it is the only member there is; each later member MUST be
+    bound on its own as it arrives.
+
+    Scenario:
+      1. A pool of 2 nodes; a basic PodGroup ``solo`` and a single member: it is bound, and the
+         PodGroup reports ``PodGroupInitiallyScheduled=True`` with reason ``Scheduled``.
+      2. A second member is created later: it is bound as well, the first keeps its node.
+    """
+    pool.add(2, NodeShape(cpu="4"))
+    gang.pod_group("solo")
+    gang.pod("solo-0", group="solo", cpu="1")
+    state = recorder.eventually(lambda s: len(s.bound("solo")) == 1, timeout=timeouts.gang_scheduled,
+                                describe="the only member of a basic group is bound")
+    first_node = state.pods["solo-0"]["spec"]["nodeName"]
+    state = recorder.eventually(lambda s: (s.group_condition("solo") or {}).get("status") == "True",
+                                timeout=timeouts.scheduler_reacts,
+                                describe="PodGroupInitiallyScheduled=True on the basic group")
+    assert state.group_condition("solo")["reason"] == "Scheduled", state.summary()
+
+    gang.pod("solo-1", group="solo", cpu="1")
+    state = recorder.eventually(lambda s: len(s.bound("solo")) == 2, timeout=timeouts.gang_scheduled,
+                                describe="the later member of the basic group is bound too")
+    assert state.pods["solo-0"]["spec"]["nodeName"] == first_node, state.summary()
+
+
+@pytest.mark.conformance(id="GANG-QUORUM-005", profile="beta")
+@pytest.mark.parametrize("policy", ["gang", "basic"])
+def test_one_gated_member_holds_the_whole_group(pool, gang, recorder, timeouts, policy):
+    """Behaviour: GANG-QUORUM-005, profile beta.
+
+    Requirement: while any member of a PodGroup (gang or basic) carries a scheduling gate, the
+    scheduler MUST NOT bind any member, not even the ungated ones that would fit and would meet
+    ``minCount`` without the gated one. Removing the gate MUST release the whole group.
+
+    Scenario:
+      1. A pool of 3 nodes with room for every member.
+      2. PodGroup ``held`` (gang with minCount 2, or basic) with 3 members; ``held-2``, created
+         first, carries the scheduling gate ``gangconf.io/hold``.
+      3. Over the ``stays_pending`` window no member is bound.
+      4. Remove the gate: all 3 members are bound.
+    """
+    pool.add(3, NodeShape(cpu="4"))
+    gang.pod_group("held", min_count=2 if policy == "gang" else None)
+    # The gated member comes first: ungated ones created before it could be scheduled, rightly.
+    gang.pod("held-2", group="held", cpu="1", scheduling_gates=["gangconf.io/hold"])
+    gang.pods("held", 2, group="held", cpu="1")
+    recorder.eventually(lambda s: len(s.members("held")) == 3, timeout=timeouts.observe,
+                        describe="the 3 members are recorded")
+    recorder.never(lambda s: s.bound("held"), window=timeouts.stays_pending,
+                   describe=f"no member of a {policy} group with a gated member is bound")
+
+    gang.remove_scheduling_gates("held-2")
+    recorder.eventually(lambda s: len(s.bound("held")) == 3, timeout=timeouts.gang_scheduled,
+                        describe="all 3 members bound once the gate is removed")
+
+
+@pytest.mark.conformance(id="GANG-QUORUM-005", profile="beta")
+def test_gated_member_added_to_a_waiting_gang_holds_it(pool, gang, recorder, timeouts):
+    """Behaviour: GANG-QUORUM-005, profile beta.
+
+    Requirement: a gated member added to a group that already waits in the queue (here: after a
+    failed cycle) MUST gate the whole group: when room appears, the scheduler MUST NOT bind any
+    member until the gate is removed.
+
+    Scenario:
+      1. A pool of 1 node with 2 CPUs; gang ``wait`` with minCount 2 and 2 members of 2 CPUs:
+         the cycle fails (the PodGroup reports Unschedulable).
+      2. Add a gated member ``wait-2``, then 2 more nodes: now all 3 members would fit.
+      3. Over the ``stays_pending`` window no member is bound.
+      4. Remove the gate: all 3 members are bound.
+    """
+    pool.add(1, NodeShape(cpu="2"))
+    gang.gang("wait", 2, cpu="2")
+    recorder.eventually(lambda s: (s.group_condition("wait") or {}).get("status") == "False",
+                        timeout=timeouts.scheduler_reacts, describe="the gang's first cycle fails")
+    gang.pod("wait-2", group="wait", cpu="2", scheduling_gates=["gangconf.io/hold"])
+    recorder.eventually(lambda s: "wait-2" in s.pods, timeout=timeouts.observe,
+                        describe="the gated member is recorded")
+    pool.add(2, NodeShape(cpu="2"))
+    recorder.never(lambda s: s.bound("wait"), window=timeouts.stays_pending,
+                   describe="no member is bound while the newly added member is gated")
+
+    gang.remove_scheduling_gates("wait-2")
+    recorder.eventually(lambda s: len(s.bound("wait")) == 3, timeout=timeouts.gang_scheduled,
+                        describe="all 3 members bound once the gate is removed")

@@ -21,6 +21,10 @@ NEEDS_THE_PLUGIN = {
     "test_no_member_is_bound_when_the_gang_cannot_fit": "GANG-CYCLE-003",
     "test_basic_group_places_members_independently": "GANG-BASIC-001",
     "test_gang_podgroups_prevent_the_deadlock": "GANG-CYCLE-003 (deadlock)",
+    "test_cycle_ends_early_once_min_count_can_no_longer_be_met": "GANG-CYCLE-001",
+    "test_lowering_min_count_releases_a_gated_gang": "GANG-MINCOUNT-001",
+    "test_raising_min_count_of_a_pending_gang_gates_it_again": "GANG-MINCOUNT-003",
+    "test_replacements_for_deleted_members_count_the_running_ones": "GANG-DELETE-001",
 }
 #: Passes with or without the plugin: proves the control's cluster schedules at all.
 PLUGIN_INDEPENDENT = "test_plain_pods_deadlock_when_two_jobs_race_for_gpus"
