@@ -18,6 +18,7 @@ import json
 import logging
 import queue
 import signal
+import socket
 import sys
 import threading
 import time
@@ -44,6 +45,11 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _micro_now() -> str:
+    """Now as a MicroTime (an event's ``eventTime``): attempts a second apart can be told apart."""
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
 def _short(exc: BaseException) -> str:
     if isinstance(exc, ApiException):
         try:
@@ -60,6 +66,7 @@ class ApiWriter:
         self.core = client.CoreV1Api(api)
         self.custom = client.CustomObjectsApi(api)
         self.name = scheduler_name
+        self.instance = f"{scheduler_name}-{socket.gethostname()}"[:128]
 
     def bind(self, pod: Pod, node: str) -> Status:
         body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": pod.name, "uid": pod.uid},
@@ -121,13 +128,16 @@ class ApiWriter:
                 log.warning("nomination of %s failed: %s", pod.key, _short(exc))
 
     def _event(self, pod: Pod, type_: str, reason: str, message: str) -> None:
+        # Reported in the name of the pod's profile, as kube-scheduler does; one event per occurrence.
+        component = pod.scheduler_name or self.name
         body = {
             "metadata": {"name": f"{pod.name}.{uuid.uuid4().hex[:12]}", "namespace": pod.namespace},
             "involvedObject": {"kind": "Pod", "namespace": pod.namespace, "name": pod.name, "uid": pod.uid,
                                "apiVersion": "v1"},
             "reason": reason, "message": message[:1024], "type": type_,
-            "source": {"component": self.name}, "reportingComponent": self.name,
-            "firstTimestamp": _now(), "lastTimestamp": _now(), "count": 1,
+            "source": {"component": component}, "reportingComponent": component,
+            "reportingInstance": self.instance, "action": "Scheduling" if reason != "Preempted" else "Preempting",
+            "eventTime": _micro_now(),
         }
         try:
             self.core.create_namespaced_event(pod.namespace, body)
@@ -186,10 +196,12 @@ class Informer(threading.Thread):
 
 
 class Runner:
-    def __init__(self, api: client.ApiClient, scheduler_name: str, features: frozenset[str] = frozenset()):
+    def __init__(self, api: client.ApiClient, scheduler_name: str, features: frozenset[str] = frozenset(),
+                 also_serve: tuple[str, ...] = ()):
         self.api = api
         self.clock = SimClock(start=time.monotonic())
-        self.scheduler = Scheduler(scheduler_name, self.clock, ApiWriter(api, scheduler_name), features=features)
+        self.scheduler = Scheduler(scheduler_name, self.clock, ApiWriter(api, scheduler_name), features=features,
+                                   also_serve=also_serve)
         self.events: queue.Queue = queue.Queue()
         self.stop = threading.Event()
         core, custom = client.CoreV1Api(api), client.CustomObjectsApi(api)
@@ -268,8 +280,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m reference_scheduler",
                                      description="gangconf's reference gang scheduler, against a real API server")
     parser.add_argument("--kubeconfig", required=True, help="kubeconfig of the scheduler's own identity")
-    parser.add_argument("--scheduler-name", default="gangconf-reference",
-                        help="the spec.schedulerName this scheduler serves (default gangconf-reference)")
+    parser.add_argument("--scheduler-name", action="append", default=None, metavar="NAME",
+                        help="a spec.schedulerName this scheduler serves (repeatable, like kube-scheduler's "
+                             "profiles; default gangconf-reference)")
     parser.add_argument("--feature-gates", default="", metavar="GATE=BOOL,...",
                         help="alpha gates to follow, as kube-scheduler's flag: "
                              + ", ".join(sorted(FEATURES)) + " (GenericWorkload is always on)")
@@ -287,10 +300,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         log.error("cannot load kubeconfig %s: %s", args.kubeconfig, _short(exc))
         return 2
-    runner = Runner(api, args.scheduler_name, features)
+    names = list(dict.fromkeys(args.scheduler_name or ["gangconf-reference"]))
+    runner = Runner(api, names[0], features, also_serve=tuple(names[1:]))
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: runner.stop.set())
-    log.info("reference scheduler %s starting against %s", args.scheduler_name, api.configuration.host)
+    log.info("reference scheduler %s starting against %s", ", ".join(names), api.configuration.host)
     runner.run()
     log.info("reference scheduler stopped")
     return 0

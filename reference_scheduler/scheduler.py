@@ -14,8 +14,10 @@ Queue model (what v1.37 does, as far as it can be observed from outside):
   quorum or a group whose PodGroup object is missing) and its backoff has expired.
 * Ready entities are taken by priority (a group's is the PodGroup's), then by the time the
   entity was first queued.
-* A failed pod-group cycle sends the group to backoff (1 s doubling to 10 s) and it is tried
-  again without any cluster event. A single pod that does not fit waits for a cluster event
+* A failed pod-group cycle sends the group to backoff and it is tried again without any
+  cluster event. As in v1.37 the backoff (1 s doubling, capped at 10 s times the square root of
+  the number of queued members) ends on a whole second: entities come back in one-second
+  windows, and the entities of one window are taken in queue order (priority first). A single pod that does not fit waits for a cluster event
   (a node added or changed, a bound pod deleted) or five minutes. Members a successful group
   cycle did not place are retried at once, with the group.
 """
@@ -26,6 +28,7 @@ import bisect
 import dataclasses
 import functools
 import itertools
+import math
 from typing import Protocol
 
 import numpy as np
@@ -44,11 +47,14 @@ from reference_scheduler.plugins.basic import (
 POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
 NODE_UNSCHEDULABLE = "node(s) were unschedulable"
 INITIAL_BACKOFF, MAX_BACKOFF = 1.0, 10.0
+#: v1.37's backoff ordering window: expiries are cut down to it, and entities leave backoff per window.
+BACKOFF_WINDOW = 1
 #: Upstream's podMaxInUnschedulablePodsDuration.
 MAX_IN_UNSCHEDULABLE = 300.0
 TOPOLOGY_AWARE, COMPOSITE = "TopologyAwareWorkloadScheduling", "CompositePodGroup"
+PREEMPTION_POLICY = "PodGroupPreemptionPolicy"
 #: The feature gates the reference scheduler knows beyond GenericWorkload (which it always has).
-FEATURES = frozenset({TOPOLOGY_AWARE, COMPOSITE})
+FEATURES = frozenset({TOPOLOGY_AWARE, COMPOSITE, PREEMPTION_POLICY})
 
 
 class Writer(Protocol):
@@ -140,11 +146,18 @@ class Scheduler:
     """One scheduler profile over one cluster. See the module docstring."""
 
     def __init__(self, scheduler_name: str, clock: Clock, writer: Writer, *, registry: Registry | None = None,
-                 features: frozenset[str] = frozenset()):
+                 features: frozenset[str] = frozenset(), also_serve: tuple[str, ...] = ()):
         unknown = set(features) - FEATURES
         if unknown:
             raise ValueError(f"unknown feature gate(s) for the reference scheduler: {', '.join(sorted(unknown))}")
         self.scheduler_name = scheduler_name
+        #: Every ``spec.schedulerName`` this scheduler is responsible for: like kube-scheduler with
+        #: several profiles (same plugins here), one queue serves them all, so the members of one
+        #: PodGroup that name different profiles meet in one entity (GANG-SCHEDNAME-001).
+        self.scheduler_names = frozenset((scheduler_name, *also_serve))
+        #: PodGroupPreemptionPolicy: a PodGroup's own ``preemptionPolicy`` decides whether it preempts,
+        #: and its members must agree with it; without it, any member with ``Never`` stops the group.
+        self.group_preemption_policy = PREEMPTION_POLICY in features
         #: TopologyAwareWorkloadScheduling: every pod-group cycle runs the placement algorithm.
         self.topology_aware = TOPOLOGY_AWARE in features
         #: CompositePodGroup: PodGroups with a parent are scheduled as one tree.
@@ -213,7 +226,7 @@ class Scheduler:
 
     def group_state(self, namespace: str, name: str) -> gang.GroupState:
         key = f"{namespace}/{name}"
-        mine = [p for p in self.members(key) if p.scheduler_name == self.scheduler_name and p.active]
+        mine = [p for p in self.members(key) if p.scheduler_name in self.scheduler_names and p.active]
         assumed = tuple(p for p in mine if p.key in self.assumed and not p.node_name)
         unscheduled = tuple(p for p in mine if not p.node_name and p.key not in self.assumed)
         return gang.GroupState(all_pods=len(mine), scheduled=sum(1 for p in mine if p.node_name) + len(assumed),
@@ -336,7 +349,7 @@ class Scheduler:
         self._count(pod)
         if old is not None and old.node_name and not pod.active:
             self._unpark_all()  # a finished pod frees its node
-        if not pod.node_name and pod.scheduler_name == self.scheduler_name and pod.active:
+        if not pod.node_name and pod.scheduler_name in self.scheduler_names and pod.active:
             self._ensure_entity(pod)
         if pod.node_name and (old is None or not old.node_name):
             self._requeue_gated("AssignedPod", "Add", old, pod)
@@ -417,7 +430,7 @@ class Scheduler:
         else:
             pods = self.members(entity_key[6:])
         pending = [p for p in pods if not p.node_name and p.key not in self.assumed and p.key not in self.waiting
-                   and p.scheduler_name == self.scheduler_name and p.active]
+                   and p.scheduler_name in self.scheduler_names and p.active]
         return sorted(pending, key=lambda p: (-p.priority, p.created, self._arrival.get(p.key, 0), p.name))
 
     def _pre_enqueue(self, pods: list[Pod]) -> Status:
@@ -474,13 +487,23 @@ class Scheduler:
         for entity in self.entities.values():
             entity.parked_at = None
 
-    def _back_off(self, entity: _Entity) -> None:
+    def _back_off(self, entity: _Entity, size: int = 1) -> None:
+        """Send ``entity`` (``size`` queued pods) to backoff after a failed attempt.
+
+        v1.37's backoff queue: the delay doubles from 1 s up to 10 s, times the square root of
+        the entity's size for a group; the expiry is cut down to its one-second window, and an
+        entity leaves backoff at the first whole second after that window, together with every
+        other entity of the same window (then ordered as the active queue orders them).
+        """
         entity.attempts += 1
-        delay = min(INITIAL_BACKOFF * 2 ** (entity.attempts - 1), MAX_BACKOFF)
-        entity.backoff_until = self.clock.now() + delay
+        cap = MAX_BACKOFF * math.sqrt(size) if size > 1 else MAX_BACKOFF
+        delay = min(INITIAL_BACKOFF * 2 ** (entity.attempts - 1), cap)
+        now = self.clock.now()
+        entity.backoff_until = math.floor(now + delay) + BACKOFF_WINDOW
         if entity.backoff is not None:
             entity.backoff.cancel()
-        entity.backoff = self.clock.call_later(delay, lambda: None)  # wakes the runner's loop when it expires
+        # Wakes the runner's loop when the backoff is over.
+        entity.backoff = self.clock.call_later(entity.backoff_until - now, lambda: None)
 
     # -- cycles ------------------------------------------------------------------------------------
 
@@ -604,34 +627,52 @@ class Scheduler:
         node, victims, reasons = preemption.preempt_for_pod(pod, snapshot, units, self._fits, helpful)
         if node is None:
             return f"{message} {preemption.preemption_message(len(snapshot), reasons)}"
-        self._evict(victims, by_group=False)
+        self._evict(victims, by_group=False, scheduler_name=pod.scheduler_name)
         self.nominated[pod.key] = node
         self.writer.nominate(pod, node)
         return message
 
-    def _evict(self, victims: list[preemption.Unit], *, by_group: bool) -> None:
-        text = preemption.disruption_message(self.scheduler_name, by_group)
+    def _evict(self, victims: list[preemption.Unit], *, by_group: bool, scheduler_name: str) -> None:
+        """Evict every pod of ``victims``, in the preemptor's profile's name (``scheduler_name``)."""
+        text = preemption.disruption_message(scheduler_name, by_group)
         for unit in victims:
             for victim in unit.pods:
                 self.writer.preempt(victim, text)
 
     def _validate_group(self, group: PodGroup, pods: list[Pod]) -> str | None:
-        """v1.37's validatePodGroup: scheduler name, priority and preemption policy consistency."""
+        """v1.37's validatePodGroup, member by member (the queued ones, then the scheduled ones).
+
+        Each member must name the first queued member's scheduler, have the PodGroup's priority,
+        and have the same preemption policy: the PodGroup's with PodGroupPreemptionPolicy on, else
+        the first member's.
+        """
         first = pods[0]
         scheduled = [p for p in self.members(group.key) if p.node_name and p.active]
+        policy = group.preemption_policy if self.group_preemption_policy else None
         for pod in pods + scheduled:
             if pod.scheduler_name != first.scheduler_name:
                 return ("all pods in a single pod group should have the same .spec.schedulerName set, "
                         f'got: "{pod.scheduler_name}" and "{first.scheduler_name}"')
-        for pod in pods:
             if pod.priority != group.priority:
                 return ("all pods in a single pod group should have the same priority as the pod group's priority, "
                         f"got {pod.priority} and {group.priority}")
-        for pod in pods:
-            if pod.preemption_policy != first.preemption_policy:
+            if self.group_preemption_policy:
+                if pod.preemption_policy != policy:
+                    return ("all pods in a single pod group should have the same preemption policy as the pod "
+                            f"group's preemption policy, got {pod.preemption_policy} and {policy}")
+            elif policy is None:
+                policy = pod.preemption_policy
+            elif pod.preemption_policy != policy:
                 return ("all pods in a single pod group should have the same preemption policy, "
-                        f"got {pod.preemption_policy} and {first.preemption_policy}")
+                        f"got {pod.preemption_policy} and {policy}")
         return None
+
+    def _group_preempts(self, group: PodGroup, pods: list[Pod]) -> bool:
+        """Whether a group may preempt: its own policy with PodGroupPreemptionPolicy, else none of its
+        pending members may say ``Never``."""
+        if self.group_preemption_policy:
+            return group.preemption_policy != "Never"
+        return all(p.preemption_policy != "Never" for p in pods)
 
     def _group_cycle(self, entity: _Entity) -> None:
         group = self.groups[entity.key[6:]]
@@ -645,7 +686,7 @@ class Scheduler:
             for pod in pods:
                 self.writer.pod_unschedulable(pod, "SchedulerError", error)
             self._set_group_condition(group, False, "SchedulerError", error)
-            self._back_off(entity)
+            self._back_off(entity, len(pods))
             return
 
         self.nominated = {k: v for k, v in self.nominated.items() if k not in {p.key for p in pods}}
@@ -662,10 +703,9 @@ class Scheduler:
         # status alone, without the prefix or the preemption outcome; if it ended before the
         # first member, they carry the prefixed form.
         untried = message if outcome.tried else f"{POD_GROUP_UNSCHEDULABLE}, {message}"
-        if group.preemption_policy != "Never" and all(p.preemption_policy != "Never" for p in pods):
-            message = self._preempt_for_group(group, pods, message)
+        message = f"{message}, {self._preempt_for_group(group, pods)}"
         self._submit_failure(group, pods, outcome, message, untried)
-        self._back_off(entity)
+        self._back_off(entity, len(pods))
 
     def _submit_success(self, group: PodGroup, pods: list[Pod], outcome: _Outcome) -> None:
         """A placed group: the condition, then each placed member through Permit to binding."""
@@ -849,7 +889,7 @@ class Scheduler:
             elif pods:
                 self._submit_failure(leaf, pods, result, result.status.message() or POD_GROUP_UNSCHEDULABLE)
                 if entity is not None:
-                    self._back_off(entity)
+                    self._back_off(entity, len(everyone))  # the tree is one entity upstream
 
     def _evaluate_composite(self, cpg: CompositePodGroup, snapshot: Snapshot, allowed: frozenset[str] | None,
                             pending: dict[str, list[Pod]], results: dict[str, _Outcome]) -> _Outcome:
@@ -897,25 +937,27 @@ class Scheduler:
         results[cpg.key] = outcome
         return outcome
 
-    def _preempt_for_group(self, group: PodGroup, pods: list[Pod], message: str) -> str:
-        """PodGroupPostFilter; returns the group's message."""
+    def _preempt_for_group(self, group: PodGroup, pods: list[Pod]) -> str:
+        """PodGroupPostFilter (DefaultPreemption for a pod group); returns its verdict's text."""
+        if not self._group_preempts(group, pods):
+            return preemption.NOT_ELIGIBLE_FOR_GROUP
         units = preemption.victim_units([p for p in self.pods.values() if p.node_name and p.group_key != group.key],
                                         self.groups)
         base = self._snapshot(pods)
 
-        def places(trial: Snapshot) -> bool:
+        def place(trial: Snapshot) -> tuple[list[tuple[Pod, str]], str]:
             outcome = self._place_group(group, pods, trial)
-            return outcome.status.ok and bool(outcome.placed)
+            if outcome.status.ok and outcome.placed:
+                return outcome.placed, ""
+            return [], outcome.status.message() or POD_GROUP_UNSCHEDULABLE
 
-        victims = preemption.preempt_for_group(group.priority, base, units, places)
-        if victims is None:
-            return f"{message}, {preemption.NO_VICTIMS_FOR_GROUP}"
-        self._evict(victims, by_group=True)
-        trial = preemption.without(base, victims)
-        for pod, node in self._place_group(group, pods, trial).placed:
-            self.nominated[pod.key] = node
-            self.writer.nominate(pod, node)
-        return message
+        result = preemption.preempt_for_group(group.priority, base, units, place, self._fits)
+        if result.victims:
+            self._evict(result.victims, by_group=True, scheduler_name=pods[0].scheduler_name)
+            for pod, node in result.assignments:
+                self.nominated[pod.key] = node
+                self.writer.nominate(pod, node)
+        return result.message
 
     def _set_group_condition(self, group: PodGroup, status: bool, reason: str, message: str) -> None:
         current = self.groups.get(group.key, group)

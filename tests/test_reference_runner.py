@@ -96,3 +96,25 @@ def test_a_malformed_object_is_skipped_with_one_line(caplog):
                                   "spec": {"schedulingPolicy": {"gang": {"minCount": "many"}}}}, "ns/g")
     assert len(caplog.records) == 3, caplog.text
     assert all("ignoring malformed" in r.getMessage() for r in caplog.records)
+
+
+def test_events_are_written_in_the_name_of_the_pods_profile_with_their_time(cluster_api, run_id):
+    """Each attempt is its own event with a MicroTime ``eventTime`` (attempts a second apart can be
+    told apart), reported by the profile the pod names."""
+    from reference_scheduler.model import Pod
+    from reference_scheduler.runner import ApiWriter
+
+    core = client.CoreV1Api(cluster_api)
+    namespace = f"gc-runner-events-{run_id}".lower()[:63].rstrip("-")
+    core.create_namespace({"metadata": {"name": namespace, "labels": {"gangconf.io/run": run_id}}})
+    try:
+        writer = ApiWriter(cluster_api, "gangconf-reference")
+        pod = Pod(namespace, "p", scheduler_name="gangconf-reference-second")
+        writer.pod_unschedulable(pod, "Unschedulable", "first")
+        writer.pod_unschedulable(pod, "Unschedulable", "second")
+        events = [e for e in core.list_namespaced_event(namespace).items if e.reason == "FailedScheduling"]
+        assert sorted(e.message for e in events) == ["first", "second"]
+        assert {e.reporting_component for e in events} == {"gangconf-reference-second"}
+        assert all(e.event_time is not None for e in events)
+    finally:
+        core.delete_namespace(namespace)

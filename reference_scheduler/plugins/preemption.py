@@ -8,9 +8,11 @@ unit's priority is its PodGroup's priority whenever the pod has one, even with `
   lower priority that has a pod there, then give units back (reprieve), most important
   first, as long as the pod still fits. The node whose victims matter least wins.
 * A **pod group** preempts cluster-wide: remove every unit of lower priority than the
-  group, run the group's placement once, then reprieve units most important first as long
-  as the group still places. A group (or pod) with ``preemptionPolicy: Never`` does not
-  preempt.
+  group and run the group's placement once. That placement is then fixed: units are given
+  back most important first, each one kept only if every member of the group still fits
+  the node the placement gave it (the members checked in order, each added before the
+  next). A unit that does not fit back is a victim; the members are nominated to their
+  nodes. A group (or pod) with ``preemptionPolicy: Never`` does not preempt.
 
 Importance, most important first: higher priority; a PodGroup unit before a single pod;
 the larger unit; the earlier start.
@@ -25,7 +27,9 @@ from reference_scheduler.model import Pod, PodGroup
 from reference_scheduler.nodeinfo import NodeInfo, Snapshot
 
 NAME = "DefaultPreemption"
-NO_VICTIMS_FOR_GROUP = "pod group preemption: No preemption victims found for incoming preemptor"
+GROUP_PREFIX = "pod group preemption: "
+NO_VICTIMS_FOR_GROUP = GROUP_PREFIX + "No preemption victims found for incoming preemptor"
+NOT_ELIGIBLE_FOR_GROUP = GROUP_PREFIX + "not eligible due to preemptionPolicy=Never."
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS_FOR_POD = "No preemption victims found for incoming pod"
 
@@ -77,22 +81,55 @@ def without(snapshot: Snapshot, units: list[Unit]) -> Snapshot:
     return copy
 
 
+@dataclasses.dataclass(frozen=True)
+class GroupPreemption:
+    """What a pod group's preemption found."""
+
+    #: The units to evict (empty when preemption does not help or is not allowed).
+    victims: list[Unit]
+    #: Where the group's members go once the victims are gone (their nominated nodes).
+    assignments: list[tuple[Pod, str]]
+    #: The PodGroupPostFilter verdict, appended to the group's status message.
+    message: str
+
+
 def preempt_for_group(
     priority: int,
     snapshot: Snapshot,
     units: list[Unit],
-    places: Callable[[Snapshot], bool],
-) -> list[Unit] | None:
-    """The units a group of ``priority`` must evict to place, or None when no eviction helps."""
+    place: Callable[[Snapshot], tuple[list[tuple[Pod, str]], str]],
+    fits: Callable[[Pod, NodeInfo], bool],
+) -> GroupPreemption:
+    """The units a group of ``priority`` must evict to be placed, as v1.37's PodGroupEvaluator finds them.
+
+    ``place`` runs the group's placement on a snapshot and returns the members' nodes (empty and
+    the failure's text when the group does not place).
+    """
     candidates = [u for u in units if u.priority < priority]
-    if not candidates or not places(without(snapshot, candidates)):
-        return None
-    victims = list(candidates)
+    if not candidates:
+        return GroupPreemption([], [], NO_VICTIMS_FOR_GROUP)
+    assignments, failure = place(without(snapshot, candidates))
+    if not assignments:
+        return GroupPreemption([], [], GROUP_PREFIX + failure)
+
+    def still_fits(state: Snapshot) -> bool:
+        state = state.fork()
+        for pod, node in assignments:
+            if not fits(pod, state[node]):
+                return False
+            state.writable(node).add(pod)
+        return True
+
+    removed = list(candidates)  # the units not given back (yet)
+    victims: list[Unit] = []
     for unit in sorted(candidates, key=lambda u: u.importance):  # reprieve the most important first
-        trial = [v for v in victims if v is not unit]
-        if places(without(snapshot, trial)):
-            victims = trial
-    return victims
+        removed = [u for u in removed if u is not unit]
+        if not still_fits(without(snapshot, removed)):
+            removed.append(unit)
+            victims.append(unit)
+    count = sum(len(u.pods) for u in victims)
+    return GroupPreemption(victims, assignments,
+                           f"{GROUP_PREFIX}found a placement for podgroup, preempting {count} victims")
 
 
 def preempt_for_pod(

@@ -15,15 +15,16 @@ NAME = "gangconf-reference"
 class Cluster:
     """A fake API server for the core: binds are applied back as informer updates, writes recorded."""
 
-    def __init__(self, features: frozenset[str] = frozenset()) -> None:
+    def __init__(self, features: frozenset[str] = frozenset(), also_serve: tuple[str, ...] = ()) -> None:
         self.clock = SimClock()
         self.binds: list[tuple[str, str]] = []
         self.conditions: dict[str, tuple[str, str]] = {}  # pod -> (reason, message)
         self.group_conditions: dict[str, list[tuple[bool, str, str]]] = {}
         self.fail_bind: set[str] = set()
         self.preempted: list[tuple[str, str]] = []  # (victim, message)
+        self.victim_nodes: list[tuple[str, str]] = []  # (victim, the node it was evicted from)
         self.nominations: dict[str, str] = {}
-        self.scheduler = Scheduler(NAME, self.clock, self, features=features)
+        self.scheduler = Scheduler(NAME, self.clock, self, features=features, also_serve=also_serve)
 
     # Writer
     def bind(self, pod: Pod, node: str) -> Status:
@@ -41,6 +42,7 @@ class Cluster:
 
     def preempt(self, victim: Pod, message: str) -> None:
         self.preempted.append((victim.name, message))
+        self.victim_nodes.append((victim.name, victim.node_name))
         self.binds = [(p, n) for p, n in self.binds if p != victim.name]
         self.scheduler.on_pod(None, victim.key)  # the fake kubelet deletes at once
 
@@ -73,9 +75,10 @@ class Cluster:
     def node_of(self, pod: str) -> str | None:
         return dict(self.binds).get(pod)
 
-    def pod(self, name: str, group: str | None = None, cpu: str = "1", gpus: int = 0, **kw) -> Pod:
+    def pod(self, name: str, group: str | None = None, cpu: str = "1", gpus: int = 0, scheduler_name: str = NAME,
+            **kw) -> Pod:
         req = {"cpu": cpu, "memory": "64Mi", **({"nvidia.com/gpu": str(gpus)} if gpus else {})}
-        pod = Pod("ns", name, scheduler_name=NAME, requests=Resources.from_map(req) + Resources(pods=1),
+        pod = Pod("ns", name, scheduler_name=scheduler_name, requests=Resources.from_map(req) + Resources(pods=1),
                   pod_group=group, created=f"{self.clock.now():020.6f}-{name}", **kw)
         self.scheduler.on_pod(pod, pod.key)
         return pod

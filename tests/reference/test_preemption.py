@@ -36,7 +36,7 @@ def test_preempt_002_disruption_all_evicts_the_whole_group_for_a_pod_group():
     assert sorted(v for v, _ in cluster.preempted) == ["victims-0", "victims-1"]
     assert {m for _, m in cluster.preempted} == {DISRUPTION_BY_GROUP}
     assert cluster.nominations == {"pre-0": "n0"}
-    cluster.clock.advance(1)
+    cluster.clock.advance(2)  # a failed attempt at t=0 is retried at the whole second after its 1 s window
     cluster.run()
     assert cluster.bound("pre-") == ["pre-0"]
 
@@ -48,7 +48,7 @@ def test_preempt_002_disruption_single_evicts_one_member_for_a_pod_group():
     cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH)
     cluster.run()
     assert len(cluster.preempted) == 1
-    cluster.clock.advance(1)
+    cluster.clock.advance(2)  # a failed attempt at t=0 is retried at the whole second after its 1 s window
     cluster.run()
     assert cluster.bound("pre-") == ["pre-0"] and len(cluster.bound("victims-")) == 1
 
@@ -60,7 +60,7 @@ def test_preempt_003_an_individual_pod_honours_disruption_all():
     cluster.run()
     assert sorted(v for v, _ in cluster.preempted) == ["victims-0", "victims-1"]
     assert {m for _, m in cluster.preempted} == {DISRUPTION_BY_POD}
-    cluster.clock.advance(1)
+    cluster.clock.advance(2)  # a failed attempt at t=0 is retried at the whole second after its 1 s window
     cluster.run()
     assert cluster.bound("solo") == ["solo"]
 
@@ -70,7 +70,7 @@ def test_preempt_003_an_individual_pod_evicts_one_member_with_single():
     _victim_gang(cluster, "single")
     cluster.pod("solo", gpus=1, priority=HIGH)
     cluster.run()
-    cluster.clock.advance(1)
+    cluster.clock.advance(2)  # a failed attempt at t=0 is retried at the whole second after its 1 s window
     cluster.run()
     assert len(cluster.preempted) == 1 and cluster.bound("solo") == ["solo"]
 
@@ -88,7 +88,7 @@ def test_preempt_002_a_victims_priority_is_its_podgroups_not_the_pods():
     cluster.pod("solo", gpus=1, priority=HIGH)
     cluster.run()
     assert [v for v, _ in cluster.preempted] == ["victims-0"]
-    cluster.clock.advance(1)
+    cluster.clock.advance(2)  # a failed attempt at t=0 is retried at the whole second after its 1 s window
     cluster.run()
     assert cluster.bound("solo") == ["solo"]
 
@@ -104,14 +104,99 @@ def test_preempt_001_no_victims_when_nothing_has_lower_priority():
         "pod group preemption: No preemption victims found for incoming preemptor")
 
 
-def test_preempt_005_preemption_policy_never_does_not_preempt():
+NOT_ELIGIBLE = "pod group preemption: not eligible due to preemptionPolicy=Never."
+
+
+def test_preempt_005_a_member_with_preemption_policy_never_stops_the_group_without_the_gate():
+    """PodGroupPreemptionPolicy off: the members' policy decides (any Never), the PodGroup's is not read."""
+    cluster = Cluster()
+    _victim_gang(cluster, "all")
+    cluster.group("pre", min_count=2, priority=HIGH)
+    cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH, preemption_policy="Never")
+    cluster.pod("pre-1", group="pre", gpus=1, priority=HIGH, preemption_policy="Never")
+    cluster.run()
+    assert cluster.preempted == [] and len(cluster.bound("victims-")) == 2
+    status, reason, message = cluster.group_conditions["pre"][-1]
+    assert (status, reason) == (False, "Unschedulable") and message.endswith(", " + NOT_ELIGIBLE), message
+    assert cluster.nominations == {}
+
+
+def test_preempt_005_the_podgroups_policy_is_not_read_without_the_gate():
     cluster = Cluster()
     _victim_gang(cluster, "all")
     cluster.group("pre", min_count=1, priority=HIGH, preemption_policy="Never")
     cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH)
     cluster.run()
+    assert sorted(v for v, _ in cluster.preempted) == ["victims-0", "victims-1"]
+
+
+def test_preempt_005_with_the_gate_the_podgroups_policy_never_stops_the_group():
+    cluster = Cluster(features=frozenset({"PodGroupPreemptionPolicy"}))
+    _victim_gang(cluster, "all")
+    cluster.group("pre", min_count=1, priority=HIGH, preemption_policy="Never")
+    cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH, preemption_policy="Never")
+    cluster.run()
     assert cluster.preempted == [] and len(cluster.bound("victims-")) == 2
-    assert cluster.group_conditions["pre"][-1][:2] == (False, "Unschedulable")
+    assert cluster.group_conditions["pre"][-1][2].endswith(", " + NOT_ELIGIBLE)
+
+
+def test_preempt_001_no_eviction_when_the_group_cannot_fit_even_without_every_lower_unit():
+    """The trial placement with every lower-priority unit gone fails: nothing is evicted, and the
+    group's message carries the trial's own verdict (v1.37.2)."""
+    cluster = Cluster()
+    cluster.nodes(2, cpu="8", gpus=2)
+    for i in range(4):
+        cluster.pod(f"v-{i}", gpus=1, priority=LOW)
+    cluster.run()
+    cluster.group("pre", min_count=5, priority=HIGH)
+    for i in range(5):
+        cluster.pod(f"pre-{i}", group="pre", gpus=1, priority=HIGH)
+    cluster.run()
+    assert cluster.preempted == [] and cluster.nominations == {}
+    message = cluster.group_conditions["pre"][-1][2]
+    assert message.endswith(", pod group preemption: minCount (5) cannot be satisfied: 4 scheduled, 0 remaining"), message
+
+
+def test_preempt_001_the_group_message_says_how_many_pods_are_preempted():
+    cluster = Cluster()
+    cluster.nodes(2, cpu="8", gpus=2)
+    for i in range(4):
+        cluster.pod(f"v-{i}", gpus=1, priority=LOW)
+    cluster.run()
+    cluster.group("pre", min_count=2, priority=HIGH)
+    cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH)
+    cluster.pod("pre-1", group="pre", gpus=1, priority=HIGH)
+    cluster.run()
+    assert len(cluster.preempted) == 2
+    message = cluster.group_conditions["pre"][-1][2]
+    assert message.endswith(", pod group preemption: found a placement for podgroup, preempting 2 victims"), message
+    # Both members are nominated where the victims were, and placed there once they are gone.
+    victim_nodes = {node for name, node in cluster.victim_nodes if name in {v for v, _ in cluster.preempted}}
+    assert set(cluster.nominations) == {"pre-0", "pre-1"} and set(cluster.nominations.values()) <= victim_nodes
+    cluster.clock.advance(2)
+    cluster.run()
+    assert sorted(cluster.bound("pre-")) == ["pre-0", "pre-1"]
+
+
+def test_preempt_004_the_trial_placement_is_kept_while_units_are_given_back():
+    """v1.37.2 gives units back against the members' nodes from the trial, not a new placement:
+    with the trial's member on the node of the more important unit, that unit is the victim."""
+    from reference_scheduler.plugins.preemption import Unit, preempt_for_group
+
+    cluster = Cluster()
+    cluster.nodes(2, cpu="8", gpus=1)
+    cluster.pod("cheap", gpus=1, priority=1)
+    cluster.pod("dear", gpus=1, priority=5)
+    cluster.run()
+    scheduler = cluster.scheduler
+    dear_node = cluster.node_of("dear")
+    preemptor = Pod("ns", "pre-0", priority=HIGH, pod_group="pre",
+                    requests=Resources.from_map({"nvidia.com/gpu": "1"}) + Resources(pods=1))
+    units = victim_units([p for p in scheduler.pods.values() if p.node_name], scheduler.groups)
+    result = preempt_for_group(HIGH, scheduler._snapshot(), units, lambda trial: ([(preemptor, dear_node)], ""),
+                               scheduler._fits)
+    assert [u.pods[0].name for u in result.victims] == ["dear"]
+    assert isinstance(result.victims[0], Unit) and result.assignments == [(preemptor, dear_node)]
 
 
 def test_preempt_004_reprieve_keeps_the_more_important_units():
