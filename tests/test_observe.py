@@ -85,3 +85,22 @@ def test_state_queries_select_by_group_prefix_and_reason():
     assert state.bound(prefix="job-b-") == []
     assert len(state.events_for("job-b-0", "FailedScheduling")) == 1
     assert state.events_for("job-a-0") == []
+
+
+def test_a_state_remembers_disruptions_nominations_and_deletions_after_the_pod_is_gone():
+    rec = FakeRecorder()
+    victim = pod("v", node="n1", group=None)
+    rec.add("Pod", "ADDED", victim)
+    marked = {**victim, "status": {"phase": "Running", "conditions": [
+        {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler", "message": "m"}]}}
+    rec.add("Pod", "MODIFIED", marked)
+    rec.add("Pod", "DELETED", {"metadata": {"name": "v"}})
+    waiting = pod("p")
+    rec.add("Pod", "ADDED", waiting)
+    rec.add("Pod", "MODIFIED", {**waiting, "status": {"phase": "Pending", "nominatedNodeName": "n1"}})
+    rec.add("Pod", "MODIFIED", pod("p", node="n1"))  # bound: the nomination is cleared on the object
+    state = rec.current()
+    assert "v" not in state.pods and state.deleted == {"v"}
+    assert state.disrupted["v"]["reason"] == "PreemptionByScheduler"
+    assert state.nominated == {"p": "n1"}
+    assert "marked DisruptionTarget: v (deleted)" in state.summary() and "nominated: p->n1" in state.summary()
