@@ -22,6 +22,9 @@ import pytest
 from fixtures.pools import NodeShape
 
 CPU = "100m"
+#: Seconds: two retries this close together were taken back from backoff in the same whole-second
+#: window (retries of different windows are at least a second apart). Not a deadline.
+SAME_WINDOW = 0.5
 
 
 def _bound(state, group: str) -> int:
@@ -178,7 +181,7 @@ def test_higher_priority_gang_wins_when_both_come_back_from_backoff_together(poo
             timeout=timeouts.scheduler_reacts, describe=f"{lo} and {hi} each tried twice")
         second = {g: _attempt_times(state, f"{g}-0")[1] for g in (lo, hi)}
         seen.append(second)
-        if abs((second[lo] - second[hi]).total_seconds()) < 0.5:
+        if abs((second[lo] - second[hi]).total_seconds()) < SAME_WINDOW:
             break
         for g in (lo, hi):  # released in different seconds: they never come back together
             gang.delete_pods([f"{g}-{i}" for i in range(4)])

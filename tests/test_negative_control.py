@@ -25,6 +25,16 @@ NEEDS_THE_PLUGIN = {
     "test_lowering_min_count_releases_a_gated_gang": "GANG-MINCOUNT-001",
     "test_raising_min_count_of_a_pending_gang_gates_it_again": "GANG-MINCOUNT-003",
     "test_replacements_for_deleted_members_count_the_running_ones": "GANG-DELETE-001",
+    "test_gang_preempts_lower_priority_pods_and_is_placed_when_it_outranks_them": "GANG-PREEMPT-001",
+    "test_no_pod_is_evicted_when_the_gang_cannot_fit_even_after_preemption": "GANG-PREEMPT-001 (no eviction)",
+    "test_one_of_two_gangs_runs_whole_when_each_needs_more_than_half_the_pool": "GANG-COMPETE-001",
+    "test_interleaved_members_of_two_gangs_never_bind_partially[first]": "GANG-COMPETE-002",
+    "test_interleaved_members_of_two_gangs_never_bind_partially[last]": "GANG-COMPETE-002",
+    "test_plain_pods_are_bound_beside_a_waiting_gang_that_stays_all_or_nothing": "GANG-COMPETE-004",
+    "test_gangs_created_concurrently_are_each_all_or_nothing_and_every_one_that_fits_is_placed": "GANG-COMPETE-005",
+    # Without the quorum gate the first member is scheduled alone, before the one that disagrees exists.
+    "test_group_is_never_scheduled_when_its_members_name_two_profiles": "GANG-SCHEDNAME-001",
+    "test_group_is_never_scheduled_when_its_members_preemption_policies_differ": "GANG-PREEMPTPOLICY-001",
 }
 #: Passes with or without the plugin: proves the control's cluster schedules at all.
 PLUGIN_INDEPENDENT = "test_plain_pods_deadlock_when_two_jobs_race_for_gpus"
@@ -38,7 +48,8 @@ def _select(names) -> str:
 def test_gang_checks_fail_when_the_gangscheduling_plugin_is_disabled(run_suite):
     """A kube-scheduler whose config disables GangScheduling places gangs partially; the suite MUST say so."""
     run = run_suite("suites", "-k", _select([*NEEDS_THE_PLUGIN, PLUGIN_INDEPENDENT]),
-                    f"--scheduler-config={DATA / 'scheduler-gang-disabled.yaml'}")
+                    f"--scheduler-config={DATA / 'scheduler-gang-disabled.yaml'}",
+                    "--second-scheduler-name=gangconf-second", timeout=1800)
     assert run.outcomes.get(PLUGIN_INDEPENDENT) == "passed", run.describe()
     survivors = {name: run.outcomes.get(name) for name in NEEDS_THE_PLUGIN if run.outcomes.get(name) != "failed"}
     assert not survivors, f"checks that did not notice the missing plugin: {survivors}\n{run.describe()}"
