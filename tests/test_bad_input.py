@@ -82,3 +82,13 @@ def test_profile_with_an_unknown_gate_is_one_line_before_anything_starts(tmp_pat
     lines = gangconf_lines(proc)
     assert len(lines) == 1 and "feature gate GangScheduling does not exist in v1.37" in lines[0], proc.stdout
     assert not (tmp_path / "cache").exists(), "something was built or started for a profile that was refused"
+
+
+def test_second_scheduler_name_that_is_the_first_one_is_refused_in_one_line(tmp_path: Path):
+    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
+                "--second-scheduler-name=default-scheduler", "suites/test_consistency.py"])
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    out = proc.stdout + proc.stderr
+    assert "Traceback" not in out
+    errors = [l for l in out.splitlines() if "--second-scheduler-name must name" in l]
+    assert len(errors) == 1, out

@@ -18,6 +18,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import yaml
 from kubernetes import client, config
 
 from fixtures import binaries
@@ -100,6 +101,30 @@ def test_server_reports_the_built_version_and_every_component_gets_the_same_gate
     argv = Path(f"/proc/{kube.pid}/cmdline").read_bytes().split(b"\0")
     assert b"--runtime-config=scheduling.k8s.io/v1beta1=true" in argv
     assert b"--anonymous-auth=false" in argv
+
+
+def test_kube_scheduler_serves_the_default_and_a_second_profile(plane):
+    """Without --scheduler-config, kube-scheduler gets gangconf's configuration (0600): the default
+    profile and gangconf-second, both with the default plugins (GANG-SCHEDNAME-001 needs two)."""
+    argv = Path(f"/proc/{plane.component('kube-scheduler').pid}/cmdline").read_bytes().decode().split("\0")
+    (path,) = [a.split("=", 1)[1] for a in argv if a.startswith("--config=")]
+    assert Path(path).stat().st_mode & 0o077 == 0
+    doc = yaml.safe_load(Path(path).read_text())
+    assert [p["schedulerName"] for p in doc["profiles"]] == ["default-scheduler", "gangconf-second"]
+    assert all(set(p) == {"schedulerName"} for p in doc["profiles"])
+    assert doc["clientConnection"]["kubeconfig"] == str(plane.kubeconfig)
+    assert doc["leaderElection"]["leaderElect"] is False
+
+
+def test_a_users_scheduler_config_is_kept_and_names_no_second_profile(tmp_path):
+    user = tmp_path / "mine.yaml"
+    user.write_text(yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                                    "profiles": [{"schedulerName": "default-scheduler", "plugins": {}}]}))
+    cp = LocalControlPlane(None, Profile.resolve("gang-beta"), tmp_path / "run", scheduler_config=user)
+    cp.secrets, cp.kubeconfig = tmp_path, tmp_path / "kubeconfig"
+    doc = yaml.safe_load(cp._scheduler_config_file().read_text())
+    assert doc["profiles"] == [{"schedulerName": "default-scheduler", "plugins": {}}]
+    assert doc["clientConnection"]["kubeconfig"] == str(tmp_path / "kubeconfig")
 
 
 def test_each_component_logs_into_the_run_directory(plane):
