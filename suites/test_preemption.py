@@ -465,8 +465,9 @@ def test_gang_does_not_preempt_when_its_members_preemption_policy_is_never(pool,
     gang.pod_group("polite", min_count=2, priority_class=polite,
                    preemption_policy="Never" if cluster.profile.gate("PodGroupPreemptionPolicy") else None)
     members = gang.pods("polite", 2, group="polite", gpus=1, cpu=CPU, priority_class=polite)
-    state = recorder.eventually(lambda s: "pod group preemption" in ((s.group_condition("polite") or {}).get("message")
-                                                                     or ""),
+    # The watches of pods and of PodGroups are separate streams: wait for the members too.
+    state = recorder.eventually(lambda s: all(n in s.pods for n in members) and "pod group preemption" in (
+                                    (s.group_condition("polite") or {}).get("message") or ""),
                                 timeout=timeouts.scheduler_reacts, describe="the PodGroup reports its preemption verdict")
     group = state.group_condition("polite")
     assert (group["status"], group["reason"]) == ("False", "Unschedulable"), group
