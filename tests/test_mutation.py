@@ -19,6 +19,7 @@ import dataclasses
 import os
 import subprocess
 import sys
+import threading
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -38,6 +39,11 @@ JOBS = int(os.environ.get("GANGCONF_MUTATION_JOBS", "4"))
 SLOW_KILLS = {"placement-never-ends-early", "min-count-decrease-ignored", "basic-as-gang", "no-retry-without-event"}
 #: How many killers one control shard runs (each shard is one local cluster).
 CONTROL_SHARD = 3
+#: A child run that takes longer than this is stopped (the slowest takes about two minutes).
+CHILD_TIMEOUT = 1200.0
+#: Child pytest processes running now, so that an interrupted campaign stops them.
+_children: set[subprocess.Popen] = set()
+_children_lock = threading.Lock()
 
 
 @dataclasses.dataclass
@@ -80,10 +86,20 @@ def _child(label: str, selection: list[str], workdir: Path, *, mutant: str | Non
             "--scheduler=reference", *extra, *selection]
     run = ChildRun(label, args)
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=1800, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
+    with _children_lock:
+        _children.add(proc)
+    try:
+        run.output, _ = proc.communicate(timeout=CHILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.terminate()  # the child tears its cluster down on SIGTERM
+        run.output = (proc.communicate()[0] or "") + f"\n(stopped after {CHILD_TIMEOUT:.0f}s)"
+    finally:
+        with _children_lock:
+            _children.discard(proc)
     run.seconds = time.monotonic() - started
-    run.returncode, run.output = proc.returncode, proc.stdout + proc.stderr
+    run.returncode = proc.returncode
     run.outcomes = _outcomes(junit)
     return run
 
@@ -101,7 +117,7 @@ class Verdict:
     mutant: Mutant
     #: The mutant's child runs, one per killer tried (it stops at the first kill).
     runs: list[ChildRun] = dataclasses.field(default_factory=list)
-    #: The check that failed against the mutant and passed in the control run.
+    #: The killer check that failed against the mutant (the test also requires it to pass in the control).
     killed_by: str | None = None
 
     @property
@@ -132,10 +148,26 @@ def _run_mutant(verdict: Verdict, workdir: Path) -> Verdict:
     return verdict
 
 
+def _selected(session: pytest.Session) -> set[str]:
+    """The mutants this session asks about: those of the selected variant tests, or all of them when
+    the control or the score test is selected."""
+    names: set[str] = set()
+    for item in session.items:
+        if item.module is not None and item.module.__name__ != __name__:
+            continue
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "name" in params:
+            names.add(params["name"])
+        elif item.name in ("test_killer_checks_pass_against_the_unmutated_reference", "test_mutation_score"):
+            return set(MUTANTS)
+    return names
+
+
 @pytest.fixture(scope="module")
-def campaign(tmp_path_factory: pytest.TempPathFactory) -> Campaign:
+def campaign(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Campaign:
     workdir = tmp_path_factory.mktemp("mutation")
-    verdicts = {name: Verdict(mutant) for name, mutant in MUTANTS.items()}
+    selected = _selected(request.session)
+    verdicts = {name: Verdict(mutant) for name, mutant in MUTANTS.items() if name in selected}
     runnable = [v for v in verdicts.values() if not v.pending]
     killers: list[Killer] = []
     for verdict in runnable:
@@ -148,7 +180,8 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> Campaign:
     shards += [[k] for k in killers if not k.tests]
 
     started = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, JOBS)) as pool:
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, JOBS))
+    try:
         control_futures = [pool.submit(_child, f"control shard {i}", [a for k in shard for a in k.args()],
                                        workdir / f"control-{i}", mutant=None)
                            for i, shard in enumerate(shards)]
@@ -157,6 +190,15 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> Campaign:
         control = [f.result() for f in control_futures]
         for future in mutant_futures:
             future.result()
+    except BaseException:
+        # Interrupted (Ctrl-C, SIGTERM): stop the queued runs and the running children; each
+        # child tears its own cluster down.
+        pool.shutdown(wait=False, cancel_futures=True)
+        with _children_lock:
+            for proc in _children:
+                proc.terminate()
+        raise
+    pool.shutdown()
     return Campaign(control, verdicts, time.monotonic() - started)
 
 
