@@ -33,6 +33,9 @@ DEPENDS_ON = {
     "PodGroupPreemptionPolicy": {"GenericWorkload"},
     "WorkloadWithJob": {"GenericWorkload"},
     "DRAWorkloadResourceClaims": {"GenericWorkload", "DynamicResourceAllocation"},
+    # v1.36 (gang-alpha-1.36.yaml), from the same table of v1.36.3:
+    "GangScheduling": {"GenericWorkload"},
+    "WorkloadAwarePreemption": {"GangScheduling"},
 }
 
 
