@@ -120,3 +120,12 @@ def test_upgrade_run_without_go_stops_with_one_line(tmp_path: Path):
     assert "Traceback" not in proc.stdout + proc.stderr
     lines = gangconf_lines(proc)
     assert len(lines) == 1 and "the Go toolchain is not on PATH" in lines[0], proc.stdout
+
+
+def test_a_profile_for_another_release_is_one_line_before_anything_starts(tmp_path: Path):
+    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
+                "--profile=gang-alpha-1.36", "suites/test_quorum.py"], env={"GANGCONF_CACHE": str(tmp_path / "cache")})
+    assert proc.returncode == 4, proc.stdout
+    lines = gangconf_lines(proc)
+    assert len(lines) == 1 and "is for v1.36.3 (its node images) but the local cluster runs v1.37.2" in lines[0], proc.stdout
+    assert not (tmp_path / "cache").exists()
