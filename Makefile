@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 DOCTOR_ARGS ?=
 REPORTS     := reports
 
-.PHONY: setup build conformance test unit clean stop-all help doctor
+.PHONY: setup build conformance test unit clean stop-all help doctor upgrade
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -38,6 +38,9 @@ test: build ## the project's tests, then the suites against kube-scheduler and t
 		--junitxml=$(REPORTS)/junit-test.xml $(PYTEST_ARGS)
 	$(PY) -m pytest suites --scheduler=reference --k8s-version=$(K8S_VERSION) \
 		--junitxml=$(REPORTS)/junit-reference.xml $(PYTEST_ARGS)
+
+upgrade: setup ## the upgrade checks, v1.36.3 to v1.37.2 on live etcd (builds v1.36.3 on first use)
+	$(PY) -m pytest suites/test_upgrade.py --profile=upgrade --junitxml=$(REPORTS)/junit-upgrade.xml $(PYTEST_ARGS)
 
 unit: setup ## only the tests that need no cluster
 	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/reference $(PYTEST_ARGS)
