@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 DOCTOR_ARGS ?=
 REPORTS     := reports
 
-.PHONY: setup build conformance test unit mutation clean stop-all help doctor
+.PHONY: setup build conformance test unit mutation clean stop-all help doctor upgrade
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -42,6 +42,9 @@ test: build ## the project's tests, the suites against kube-scheduler and the re
 
 mutation: build ## the mutation check (slow, minutes): every deliberately broken reference scheduler must fail a check
 	$(PY) -m pytest tests/test_mutation.py -rxX --junitxml=$(REPORTS)/junit-mutation.xml
+
+upgrade: setup ## the upgrade checks, v1.36.3 to v1.37.2 on live etcd (builds v1.36.3 on first use)
+	$(PY) -m pytest suites/test_upgrade.py --profile=upgrade --junitxml=$(REPORTS)/junit-upgrade.xml $(PYTEST_ARGS)
 
 unit: setup ## only the tests that need no cluster
 	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_mutants.py tests/reference $(PYTEST_ARGS)
