@@ -719,6 +719,12 @@ class Scheduler:
                 self._unreserve(pod, node, HAND_OVER)
                 self._forget(pod)
                 self.writer.pod_unschedulable(pod, "Unschedulable", permit.message())
+        # v1.37's binding cycle nominates a member that will wait at Permit to its node
+        # (NominatedNodeNameForExpectation) before it waits. Here the hand-over is one synchronous
+        # loop, so only the members still waiting after it are nominated: those whose wait lasts.
+        for pod, node in outcome.placed:
+            if pod.key in self.waiting:
+                self.writer.nominate(pod, node)
         for pod in pods:
             if pod.key in outcome.misfits:
                 self.writer.pod_unschedulable(pod, "Unschedulable", outcome.misfits[pod.key])
@@ -1012,11 +1018,9 @@ class Scheduler:
     def _wait(self, pod: Pod, node: str, timeout: float) -> None:
         """Hold ``pod`` at Permit for at most ``timeout`` seconds.
 
-        As v1.37's binding cycle does for a pod that will wait, it is nominated to its node first
-        (``status.nominatedNodeName``, NominatedNodeNameForExpectation). At the timeout it is
-        rejected with v1.37's message (a FitError over its one node), its nomination is cleared,
-        and it goes back to the queue, where the quorum gate holds the group again if fewer than
-        minCount members are left.
+        At the timeout it is rejected with v1.37's message (a FitError over its one node), its
+        nomination (see :meth:`_submit_success`) is cleared, and it goes back to the queue, where
+        the quorum gate holds the group again if fewer than minCount members are left.
         """
         def reject() -> None:
             waiting = self.waiting.pop(pod.key, None)
@@ -1032,7 +1036,6 @@ class Scheduler:
             self._back_off(self.entities[self._entity_key(pod)])
 
         self.waiting[pod.key] = _Waiting(pod, node, self.clock.call_later(timeout, reject))
-        self.writer.nominate(pod, node)
 
     def _bind(self, pod: Pod, node: str) -> None:
         status = self.writer.bind(pod, node)

@@ -164,7 +164,8 @@ def test_gang_binds_whole_when_the_member_that_failed_reserve_is_retried(pool, g
 
 @pytest.mark.slow
 @pytest.mark.conformance(id="GANG-PERMIT-003", profile="fault")
-def test_waiting_members_are_rejected_after_five_minutes_when_the_gang_never_completes(pool, gang, recorder, timeouts):
+def test_waiting_members_are_rejected_after_five_minutes_when_the_gang_never_completes(pool, gang, recorder, timeouts,
+                                                                                      narrate):
     """Behaviour: GANG-PERMIT-003, profile fault.
 
     Requirement: a gang member waiting at Permit MUST be rejected when minCount is not reached
@@ -202,6 +203,7 @@ def test_waiting_members_are_rejected_after_five_minutes_when_the_gang_never_com
         cond = state.pod_condition(name)
         assert (cond["status"], cond["reason"]) == ("False", "Unschedulable"), cond
         assert not node_name(state.pods[name]) and _nominated(state, name) is None, state.summary()
+        narrate(f"{name} was rejected by the Permit timeout {waited:.2f}s after its wait began")
     assert not any(s.bound("expire") for s in recorder.timeline.replay()), recorder.current().summary()
 
 
