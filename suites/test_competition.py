@@ -129,8 +129,7 @@ def _attempt_times(state, pod: str) -> list[datetime.datetime]:
 
 
 @pytest.mark.conformance(id="GANG-COMPETE-003", profile="beta")
-def test_higher_priority_gang_wins_when_both_come_back_from_backoff_together(pool, gang, recorder, timeouts,
-                                                                             priority_classes):
+def test_higher_priority_gang_wins_when_both_come_back_from_backoff_together(pool, gang, recorder, timeouts):
     """Behaviour: GANG-COMPETE-003, profile beta.
 
     Requirement: of two gangs that are queued together and can only run one at a time, the
@@ -159,8 +158,8 @@ def test_higher_priority_gang_wins_when_both_come_back_from_backoff_together(poo
       6. ``high-<n>`` gets all 4 members bound; over the ``stays_pending`` window ``low-<n>`` never
          has a member bound; no gang is ever left partly bound.
     """
-    low = priority_classes.create("low", 100, preemption_policy="Never")
-    high = priority_classes.create("high", 1000, preemption_policy="Never")
+    low = gang.priority_class("low", 100, preemption_policy="Never")
+    high = gang.priority_class("high", 1000, preemption_policy="Never")
     pool.add(1, NodeShape(cpu="8", gpus=4))
     blockers = gang.pods("busy", 4, gpus=1, cpu=CPU)
     recorder.eventually(lambda s: len(s.bound(prefix="busy-")) == 4, timeout=timeouts.gang_scheduled,

@@ -92,7 +92,7 @@ def test_group_is_never_scheduled_when_its_members_name_two_profiles(pool, gang,
 
 @pytest.mark.conformance(id="GANG-PRIORITY-001", profile="beta")
 def test_group_is_never_scheduled_when_its_members_priority_differs_from_the_podgroups(
-        pool, gang, recorder, timeouts, priority_classes):
+        pool, gang, recorder, timeouts):
     """Behaviour: GANG-PRIORITY-001, profile beta.
 
     Requirement: when the members' priority differs from the PodGroup's ``spec.priority`` (the
@@ -110,7 +110,7 @@ def test_group_is_never_scheduled_when_its_members_priority_differs_from_the_pod
          priorities, each member at least twice.
       4. Over the ``stays_pending`` window no member is ever bound.
     """
-    high = priority_classes.create("high", 1000)
+    high = gang.priority_class("high", 1000)
     pool.add(2, NodeShape(cpu="4"))
     created = gang.pod_group("odd", min_count=2)
     group_priority = int(created["spec"].get("priority") or 0)
@@ -128,7 +128,7 @@ def test_group_is_never_scheduled_when_its_members_priority_differs_from_the_pod
 
 @pytest.mark.conformance(id="GANG-PREEMPTPOLICY-001", profile="beta")
 def test_group_is_never_scheduled_when_its_members_preemption_policies_differ(
-        pool, gang, recorder, timeouts, priority_classes, cluster):
+        pool, gang, recorder, timeouts, cluster):
     """Behaviour: GANG-PREEMPTPOLICY-001, profile beta.
 
     Requirement: when the members of one PodGroup do not share one preemption policy, the
@@ -155,8 +155,8 @@ def test_group_is_never_scheduled_when_its_members_preemption_policies_differ(
          at least twice.
       4. Over the ``stays_pending`` window no member is ever bound.
     """
-    lower = priority_classes.create("lower", 500)
-    never = priority_classes.create("never", 500, preemption_policy="Never")
+    lower = gang.priority_class("lower", 500)
+    never = gang.priority_class("never", 500, preemption_policy="Never")
     pool.add(2, NodeShape(cpu="4"))
     gang.pod_group("torn", min_count=2, priority_class=lower)
     gang.pod("torn-0", group="torn", cpu="1", priority_class=lower)

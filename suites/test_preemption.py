@@ -74,7 +74,7 @@ def _nodes(state, names) -> dict[str, str]:
 
 @pytest.mark.conformance(id="GANG-PREEMPT-001", profile="beta")
 def test_gang_preempts_lower_priority_pods_and_is_placed_when_it_outranks_them(
-        pool, gang, recorder, timeouts, priority_classes, scheduler_under_test):
+        pool, gang, recorder, timeouts, scheduler_under_test):
     """Behaviour: GANG-PREEMPT-001, profile beta.
 
     Requirement: a gang that does not fit MUST preempt lower-priority pods when that makes room
@@ -99,7 +99,7 @@ def test_gang_preempts_lower_priority_pods_and_is_placed_when_it_outranks_them(
          PodGroup is True/Scheduled; the 2 other low-priority pods never move, then or over the
          ``stays_pending`` window.
     """
-    low, high = priority_classes.create("low", LOW), priority_classes.create("high", HIGH)
+    low, high = gang.priority_class("low", LOW), gang.priority_class("high", HIGH)
     pool.add(2, NodeShape(cpu="8", gpus=2))
     workers = gang.pods("low", 4, gpus=1, cpu=CPU, priority_class=low)
     state = recorder.eventually(lambda s: _running(s, workers), timeout=timeouts.gang_scheduled,
@@ -132,8 +132,7 @@ def test_gang_preempts_lower_priority_pods_and_is_placed_when_it_outranks_them(
 
 
 @pytest.mark.conformance(id="GANG-PREEMPT-001", profile="beta")
-def test_no_pod_is_evicted_when_the_gang_cannot_fit_even_after_preemption(pool, gang, recorder, timeouts,
-                                                                         priority_classes):
+def test_no_pod_is_evicted_when_the_gang_cannot_fit_even_after_preemption(pool, gang, recorder, timeouts):
     """Behaviour: GANG-PREEMPT-001 (no evictions when the gang cannot fit anyway), profile beta.
 
     Requirement: when the gang would not fit even with every lower-priority pod gone, the
@@ -152,7 +151,7 @@ def test_no_pod_is_evicted_when_the_gang_cannot_fit_even_after_preemption(pool, 
       4. Over the ``stays_pending`` window no low-priority pod is marked, deleted or moved, and no
          member is nominated or bound.
     """
-    low, high = priority_classes.create("low", LOW), priority_classes.create("high", HIGH)
+    low, high = gang.priority_class("low", LOW), gang.priority_class("high", HIGH)
     pool.add(2, NodeShape(cpu="8", gpus=2))
     workers = gang.pods("low", 4, gpus=1, cpu=CPU, priority_class=low)
     state = recorder.eventually(lambda s: _running(s, workers), timeout=timeouts.gang_scheduled,
@@ -176,7 +175,7 @@ def test_no_pod_is_evicted_when_the_gang_cannot_fit_even_after_preemption(pool, 
 @pytest.mark.conformance(id="GANG-PREEMPT-002", profile="beta")
 @pytest.mark.parametrize("mode", ["all", "single"])
 def test_victim_unit_follows_disruption_mode_when_a_pod_group_preempts(pool, gang, recorder, timeouts,
-                                                                       priority_classes, scheduler_under_test, mode):
+                                                                       scheduler_under_test, mode):
     """Behaviour: GANG-PREEMPT-002, profile beta.
 
     Requirement: when a pod group preempts members of a lower-priority PodGroup, the victim unit
@@ -194,7 +193,7 @@ def test_victim_unit_follows_disruption_mode_when_a_pod_group_preempts(pool, gan
          and the other never moves, then or over the ``stays_pending`` window.
       5. ``pre-0`` is bound.
     """
-    low, high = priority_classes.create("low", LOW), priority_classes.create("high", HIGH)
+    low, high = gang.priority_class("low", LOW), gang.priority_class("high", HIGH)
     pool.add(2, NodeShape(cpu="8", gpus=1))
     victims = gang.gang("victims", 2, gpus=1, cpu=CPU, priority_class=low, disruption=mode)
     state = recorder.eventually(lambda s: _running(s, victims), timeout=timeouts.gang_scheduled,
@@ -218,7 +217,7 @@ def test_victim_unit_follows_disruption_mode_when_a_pod_group_preempts(pool, gan
 
 @pytest.mark.conformance(id="GANG-PREEMPT-002", profile="beta")
 def test_victims_are_judged_by_their_podgroups_priority_when_disruption_is_single(
-        pool, gang, recorder, timeouts, priority_classes, scheduler_under_test):
+        pool, gang, recorder, timeouts, scheduler_under_test):
     """Behaviour: GANG-PREEMPT-002 (a victim's priority is its PodGroup's), profile beta.
 
     Requirement: a pod that belongs to a PodGroup MUST be judged as a victim by the PodGroup's
@@ -237,7 +236,7 @@ def test_victims_are_judged_by_their_podgroups_priority_when_disruption_is_singl
       3. Gang ``pre`` (high, minCount 1) of 1 member of 1 GPU.
       4. Exactly one victim is marked (by a podgroup) and deleted, and ``pre-0`` is bound.
     """
-    low, high, top = (priority_classes.create(n, v) for n, v in (("low", LOW), ("high", HIGH), ("top", TOP)))
+    low, high, top = (gang.priority_class(n, v) for n, v in (("low", LOW), ("high", HIGH), ("top", TOP)))
     nodes = pool.add(2, NodeShape(cpu="8", gpus=1))
     gang.pod_group("victims", min_count=2, priority_class=low, disruption="single")
     victims = [f"victims-{i}" for i in range(2)]
@@ -258,7 +257,7 @@ def test_victims_are_judged_by_their_podgroups_priority_when_disruption_is_singl
 @pytest.mark.conformance(id="GANG-PREEMPT-003", profile="beta")
 @pytest.mark.parametrize("mode", ["all", "single"])
 def test_victim_unit_follows_disruption_mode_when_a_single_pod_preempts(pool, gang, recorder, timeouts,
-                                                                        priority_classes, scheduler_under_test, mode):
+                                                                        scheduler_under_test, mode):
     """Behaviour: GANG-PREEMPT-003, profile beta.
 
     Requirement: a higher-priority pod without a PodGroup that preempts members of a PodGroup
@@ -275,7 +274,7 @@ def test_victim_unit_follows_disruption_mode_when_a_single_pod_preempts(pool, ga
          the other never moves, then or over the ``stays_pending`` window.
       5. ``solo`` is bound.
     """
-    low, high = priority_classes.create("low", LOW), priority_classes.create("high", HIGH)
+    low, high = gang.priority_class("low", LOW), gang.priority_class("high", HIGH)
     pool.add(2, NodeShape(cpu="8", gpus=1))
     victims = gang.gang("victims", 2, gpus=1, cpu=CPU, priority_class=low, disruption=mode)
     state = recorder.eventually(lambda s: _running(s, victims), timeout=timeouts.gang_scheduled,
@@ -298,7 +297,7 @@ def test_victim_unit_follows_disruption_mode_when_a_single_pod_preempts(pool, ga
 
 
 @pytest.mark.conformance(id="GANG-PREEMPT-003", profile="beta")
-def test_single_pod_judges_victims_by_their_podgroups_priority(pool, gang, recorder, timeouts, priority_classes,
+def test_single_pod_judges_victims_by_their_podgroups_priority(pool, gang, recorder, timeouts,
                                                                scheduler_under_test):
     """Behaviour: GANG-PREEMPT-003 (the PodGroup's priority for pod-by-pod preemption), profile beta.
 
@@ -313,7 +312,7 @@ def test_single_pod_judges_victims_by_their_podgroups_priority(pool, gang, recor
       3. Pod ``solo`` (high, no PodGroup) of 1 GPU.
       4. ``victims-0`` is marked (by a pod) and deleted, and ``solo`` is bound.
     """
-    low, high, top = (priority_classes.create(n, v) for n, v in (("low", LOW), ("high", HIGH), ("top", TOP)))
+    low, high, top = (gang.priority_class(n, v) for n, v in (("low", LOW), ("high", HIGH), ("top", TOP)))
     (node,) = pool.add(1, NodeShape(cpu="8", gpus=1))
     gang.pod_group("victims", min_count=1, priority_class=low)
     gang.pod("victims-0", group="victims", gpus=1, cpu=CPU, priority_class=top, node_name=node)
@@ -370,7 +369,7 @@ IMPORTANCE = {
 
 @pytest.mark.conformance(id="GANG-PREEMPT-004", profile="beta")
 @pytest.mark.parametrize("scenario", sorted(IMPORTANCE))
-def test_least_important_unit_is_preempted_when_a_gang_needs_room(pool, gang, recorder, timeouts, priority_classes,
+def test_least_important_unit_is_preempted_when_a_gang_needs_room(pool, gang, recorder, timeouts,
                                                                    scheduler_under_test, scenario):
     """Behaviour: GANG-PREEMPT-004, profile beta.
 
@@ -397,11 +396,11 @@ def test_least_important_unit_is_preempted_when_a_gang_needs_room(pool, gang, re
     In each, only the expected victim is marked (by a podgroup) and deleted, ``pre-0`` is bound,
     and the other pods never move over the ``stays_pending`` window.
     """
-    low, high = priority_classes.create("low", LOW), priority_classes.create("high", HIGH)
+    low, high = gang.priority_class("low", LOW), gang.priority_class("high", HIGH)
     gpus = 3 if scenario == "smaller-group-before-larger" else 2
     pool.add(1, NodeShape(cpu="8", gpus=gpus))
     if scenario == "lower-priority-first":
-        middle = priority_classes.create("middle", MIDDLE)
+        middle = gang.priority_class("middle", MIDDLE)
         gang.pod("keep", gpus=1, cpu=CPU, priority_class=middle)
         gang.pod("evict", gpus=1, cpu=CPU, priority_class=low)
         keep, evict = ["keep"], ["evict"]
@@ -430,8 +429,7 @@ def test_least_important_unit_is_preempted_when_a_gang_needs_room(pool, gang, re
 
 
 @pytest.mark.conformance(id="GANG-PREEMPT-005", profile="beta")
-def test_gang_does_not_preempt_when_its_members_preemption_policy_is_never(pool, gang, recorder, timeouts,
-                                                                           priority_classes, cluster):
+def test_gang_does_not_preempt_when_its_members_preemption_policy_is_never(pool, gang, recorder, timeouts, cluster):
     """Behaviour: GANG-PREEMPT-005, profile beta (PodGroupPreemptionPolicy off).
 
     Requirement: with PodGroupPreemptionPolicy off, a gang whose members have ``preemptionPolicy:
@@ -454,8 +452,8 @@ def test_gang_does_not_preempt_when_its_members_preemption_policy_is_never(pool,
       4. Over the ``stays_pending`` window no low-priority pod is marked, deleted or moved, and no
          member is nominated or bound.
     """
-    low = priority_classes.create("low", LOW)
-    polite = priority_classes.create("polite", HIGH, preemption_policy="Never")
+    low = gang.priority_class("low", LOW)
+    polite = gang.priority_class("polite", HIGH, preemption_policy="Never")
     pool.add(1, NodeShape(cpu="8", gpus=2))
     workers = gang.pods("low", 2, gpus=1, cpu=CPU, priority_class=low)
     state = recorder.eventually(lambda s: _running(s, workers), timeout=timeouts.gang_scheduled,
