@@ -54,7 +54,9 @@ FEATURES = frozenset({TOPOLOGY_AWARE, COMPOSITE})
 class Writer(Protocol):
     """What the scheduler does to the cluster. The runner writes to the API; tests record."""
 
-    def bind(self, pod: Pod, node: str) -> Status: ...
+    def bind(self, pod: Pod, node: str) -> Status:
+        """Bind ``pod`` to ``node``, now or later; a later failure comes back through
+        :meth:`Scheduler.binding_failed`."""
 
     def pod_unschedulable(self, pod: Pod, reason: str, message: str) -> None: ...
 
@@ -967,10 +969,19 @@ class Scheduler:
         self.waiting[pod.key] = _Waiting(pod, node, self.clock.call_later(timeout, reject))
 
     def _bind(self, pod: Pod, node: str) -> None:
+        """Hand ``pod`` to the writer's binding. A writer may bind later (the runner does, as
+        upstream's binding goroutines do) and report a failure through :meth:`binding_failed`."""
         status = self.writer.bind(pod, node)
         if not status.ok:
-            self._forget(pod)
-            self.writer.pod_unschedulable(pod, "SchedulerError", status.message())
-            entity = self.entities.get(self._entity_key(pod))
-            if entity is not None:
-                self._back_off(entity)
+            self.binding_failed(pod.key, node, status.message())
+
+    def binding_failed(self, pod_key: str, node: str, message: str) -> None:
+        """The binding of an assumed pod failed: forget the assumption and retry after backoff."""
+        pod = self.pods.get(pod_key)
+        if pod is None or self.assumed.get(pod_key) != node:
+            return  # deleted meanwhile, or already confirmed elsewhere by the informer
+        self._forget(pod)
+        self.writer.pod_unschedulable(pod, "SchedulerError", message)
+        entity = self.entities.get(self._entity_key(pod))
+        if entity is not None:
+            self._back_off(entity)

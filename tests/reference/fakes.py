@@ -76,7 +76,7 @@ class Cluster:
     def pod(self, name: str, group: str | None = None, cpu: str = "1", gpus: int = 0, **kw) -> Pod:
         req = {"cpu": cpu, "memory": "64Mi", **({"nvidia.com/gpu": str(gpus)} if gpus else {})}
         pod = Pod("ns", name, scheduler_name=NAME, requests=Resources.from_map(req) + Resources(pods=1),
-                  pod_group=group, created=f"{self.clock.now():020.6f}-{name}", **kw)
+                  pod_group=group, created=kw.pop("created", f"{self.clock.now():020.6f}-{name}"), **kw)
         self.scheduler.on_pod(pod, pod.key)
         return pod
 
