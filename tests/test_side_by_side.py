@@ -166,3 +166,14 @@ def test_a_crashed_worker_does_not_keep_the_cluster(tmp_path: Path):
     assert "crashed" in out and "test_worker_dies" in out, out[-3000:]
     assert wait_gone(pids) == [] and not state["path"].exists(), out[-3000:]
     assert referring_to(state["secrets"]) == []
+
+
+def test_bad_input_of_a_side_by_side_run_is_one_line_and_starts_no_worker(tmp_path: Path):
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "suites", "-n", "2",
+                           f"--reports-dir={tmp_path}", "--profile=no-such-profile"],
+                          cwd=REPO, capture_output=True, text=True, timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 4, out
+    lines = [line for line in out.splitlines() if "gangconf:" in line]
+    assert len(lines) == 1 and "profile" in lines[0] and "does not exist" in lines[0], out
+    assert "Traceback" not in out and "workers" not in out, out
