@@ -203,12 +203,13 @@ def test_fails_on_purpose(pool, gang):
 '''
 
 
-def test_keep_on_failure_leaves_the_cluster_and_the_tests_objects_until_stop_all(tmp_path):
+@pytest.mark.parametrize("side_by_side", [[], ["-n", "2"]], ids=["one-process", "side-by-side"])
+def test_keep_on_failure_leaves_the_cluster_and_the_tests_objects_until_stop_all(tmp_path, side_by_side):
     (tmp_path / "test_fail.py").write_text(_FAILING_TEST)
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "fixtures.plugin", "-p", "no:pytest-kind", "-p", "no:cacheprovider",
          "-q", "--rootdir", str(tmp_path), "-c", os.devnull, f"--reports-dir={tmp_path / 'reports'}",
-         "--keep-on-failure", str(tmp_path / "test_fail.py")],
+         "--keep-on-failure", *side_by_side, str(tmp_path / "test_fail.py")],
         cwd=REPO, capture_output=True, text=True, timeout=180)
     assert proc.returncode == 1, proc.stdout
     line = next((l for l in proc.stdout.splitlines() if "kept the cluster for inspection" in l), None)
