@@ -20,7 +20,7 @@ WORKERS     ?= 4
 # The project's own tests (tests/): most start clusters of their own in child runs.
 TEST_WORKERS ?= 2
 
-.PHONY: setup build conformance test unit list-checks clean stop-all help doctor
+.PHONY: setup build conformance test unit list-checks clean stop-all help doctor upgrade
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -69,6 +69,9 @@ test: build ## the project's tests (tests/), then the conformance matrix; fails 
 	$(MAKE) --no-print-directory conformance || status=1; \
 	echo "gangconf: make test took $$(( $$(date +%s) - start )) s"; \
 	exit $$status
+
+upgrade: setup ## the upgrade checks, v1.36.3 to v1.37.2 on live etcd (builds v1.36.3 on first use)
+	$(PY) -m pytest suites/test_upgrade.py --profile=upgrade --junitxml=$(REPORTS)/junit-upgrade.xml $(PYTEST_ARGS)
 
 unit: setup ## only the tests that need no cluster
 	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_report.py tests/test_catalogue.py \
