@@ -20,7 +20,7 @@ WORKERS     ?= 4
 # The project's own tests (tests/): most start clusters of their own in child runs.
 TEST_WORKERS ?= 2
 
-.PHONY: setup build conformance test unit list-checks clean stop-all help doctor upgrade
+.PHONY: setup build conformance test fault unit mutation list-checks clean stop-all help doctor upgrade
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -61,21 +61,32 @@ conformance: build ## every profile's checks on a local v1.37.2 cluster, against
 	$(PY) -m fixtures.report merge --reports-dir=$(REPORTS) || status=1; \
 	exit $$status
 
-test: build ## the project's tests (tests/), then the conformance matrix; fails if anything failed
+test: build ## the project's tests (tests/), the conformance matrix, then the mutation check; fails if anything failed
 	@status=0; start=$$(date +%s); \
-	$(PY) -m pytest tests --k8s-version=$(K8S_VERSION) -n $(TEST_WORKERS) \
+	$(PY) -m pytest tests --ignore=tests/test_mutation.py --k8s-version=$(K8S_VERSION) -n $(TEST_WORKERS) \
 		--junitxml=$(REPORTS)/junit-tests.xml $(PYTEST_ARGS) || status=1; \
 	echo "gangconf: tests/ took $$(( $$(date +%s) - start )) s"; \
 	$(MAKE) --no-print-directory conformance || status=1; \
+	echo "gangconf: tests/ and the conformance matrix took $$(( $$(date +%s) - start )) s"; \
+	$(MAKE) --no-print-directory mutation || status=1; \
 	echo "gangconf: make test took $$(( $$(date +%s) - start )) s"; \
 	exit $$status
+
+mutation: build ## the mutation check (slow, minutes): every deliberately broken reference scheduler must fail a check
+	$(PY) -m pytest tests/test_mutation.py -rxX --junitxml=$(REPORTS)/junit-mutation.xml
+
+fault: build ## the fault profile's checks (the Permit barrier and its 5-minute timeout) on both schedulers
+	$(PY) -m pytest suites/test_permit.py --profile=gang-fault --k8s-version=$(K8S_VERSION) \
+		--junitxml=$(REPORTS)/junit-fault.xml $(PYTEST_ARGS)
+	$(PY) -m pytest suites/test_permit.py --profile=gang-fault --scheduler=reference --k8s-version=$(K8S_VERSION) \
+		--junitxml=$(REPORTS)/junit-fault-reference.xml $(PYTEST_ARGS)
 
 upgrade: setup ## the upgrade checks, v1.36.3 to v1.37.2 on live etcd (builds v1.36.3 on first use)
 	$(PY) -m pytest suites/test_upgrade.py --profile=upgrade --junitxml=$(REPORTS)/junit-upgrade.xml $(PYTEST_ARGS)
 
 unit: setup ## only the tests that need no cluster
-	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_report.py tests/test_catalogue.py \
-		tests/reference $(PYTEST_ARGS)
+	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_faults.py tests/test_mutants.py \
+		tests/test_report.py tests/test_catalogue.py tests/reference $(PYTEST_ARGS)
 
 list-checks: setup ## every behaviour of the catalogue with the tests that check it (nothing is started)
 	@$(PY) -m pytest suites --list-checks -q $(PYTEST_ARGS)

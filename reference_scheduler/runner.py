@@ -31,6 +31,7 @@ from kubernetes.client.rest import ApiException
 from reference_scheduler.clock import SimClock
 from reference_scheduler.framework import Status
 from reference_scheduler.model import CompositePodGroup, Node, Pod, PodGroup
+from reference_scheduler.plugins.fault import check_label_key
 from reference_scheduler.scheduler import FEATURES, Scheduler
 
 log = logging.getLogger("reference_scheduler")
@@ -140,8 +141,10 @@ class ApiWriter:
         self._event(victim, "Normal", "Preempted", message)
 
     def nominate(self, pod: Pod, node: str) -> None:
+        """Set (or, with ``node`` empty, clear) the pod's ``status.nominatedNodeName``."""
         try:
-            self.core.patch_namespaced_pod_status(pod.name, pod.namespace, {"status": {"nominatedNodeName": node}})
+            self.core.patch_namespaced_pod_status(pod.name, pod.namespace,
+                                                  {"status": {"nominatedNodeName": node or None}})
         except ApiException as exc:
             if exc.status != 404:
                 log.warning("nomination of %s failed: %s", pod.key, _short(exc))
@@ -217,13 +220,15 @@ class Informer(threading.Thread):
 
 
 class Runner:
-    def __init__(self, api: client.ApiClient, scheduler_name: str, features: frozenset[str] = frozenset()):
+    def __init__(self, api: client.ApiClient, scheduler_name: str, features: frozenset[str] = frozenset(),
+                 fault_reserve_label: str | None = None):
         self.api = api
         self.clock = SimClock(start=time.monotonic())
         self.events: queue.Queue = queue.Queue()
         self.writer = ApiWriter(api, scheduler_name, on_bind_failure=lambda pod, node, status: self.events.put(
             (BIND_FAILED, (node, status.message()), pod.key)))
-        self.scheduler = Scheduler(scheduler_name, self.clock, self.writer, features=features)
+        self.scheduler = Scheduler(scheduler_name, self.clock, self.writer, features=features,
+                                   fault_reserve_label=fault_reserve_label)
         self.stop = threading.Event()
         core, custom = client.CoreV1Api(api), client.CustomObjectsApi(api)
         sources = [
@@ -308,10 +313,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--feature-gates", default="", metavar="GATE=BOOL,...",
                         help="alpha gates to follow, as kube-scheduler's flag: "
                              + ", ".join(sorted(FEATURES)) + " (GenericWorkload is always on)")
+    parser.add_argument("--fault-reserve-label", default=None, metavar="KEY",
+                        help="test only (the fault profile): pods labelled KEY=once fail their first Reserve before "
+                             "binding, KEY=always every one (see reference_scheduler/plugins/fault.py)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every cycle")
     args = parser.parse_args(argv)
     try:
         features = parse_feature_gates(args.feature_gates)
+        if args.fault_reserve_label is not None:
+            check_label_key(args.fault_reserve_label)
     except ValueError as exc:
         print(f"reference_scheduler: {exc}", file=sys.stderr)
         return 2
@@ -326,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         log.error("cannot load kubeconfig %s: %s", args.kubeconfig, _short(exc))
         return 2
-    runner = Runner(api, args.scheduler_name, features)
+    runner = Runner(api, args.scheduler_name, features, fault_reserve_label=args.fault_reserve_label)
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: runner.stop.set())
     log.info("reference scheduler %s starting against %s", args.scheduler_name, api.configuration.host)

@@ -169,3 +169,26 @@ def test_merge_command_without_results_is_one_line(tmp_path: Path):
                           cwd=REPO, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "no partial results" in proc.stderr, proc.stderr
+
+
+def test_a_cluster_reaches_the_workers_with_every_field_but_stop(tmp_path: Path):
+    import dataclasses
+
+    from fixtures import distributed
+    from fixtures.profiles import Profile
+    from fixtures.providers import Cluster
+
+    stopped = []
+    cluster = Cluster(provider="local", kubeconfig=tmp_path / "kubeconfig", profile=Profile.resolve("gang-fault"),
+                      scheduler_log=tmp_path / "kube-scheduler.log", logs={"etcd": tmp_path / "etcd.log"},
+                      stop=lambda: stopped.append(True), server="https://127.0.0.1:6443", server_version="v1.37.2",
+                      fault_plugin=True)
+    data = distributed.cluster_to_data(cluster)
+    json.dumps(data)  # plain data: what execnet carries
+    again = distributed.cluster_from_data(data)
+    for field in dataclasses.fields(Cluster):
+        if field.name not in ("stop", "profile"):
+            assert getattr(again, field.name) == getattr(cluster, field.name), field.name
+    assert again.profile.path == cluster.profile.path
+    again.stop()
+    assert stopped == []  # a worker never stops the controller's cluster
