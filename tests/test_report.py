@@ -192,3 +192,44 @@ def test_a_cluster_reaches_the_workers_with_every_field_but_stop(tmp_path: Path)
     assert again.profile.path == cluster.profile.path
     again.stop()
     assert stopped == []  # a worker never stops the controller's cluster
+
+
+class _Config:
+    """Just enough of pytest.Config for a RunRecorder outside a run."""
+
+    def __init__(self, **options):
+        self.options = {"--scheduler": "kube-scheduler", **options}
+        self.stash = pytest.Stash()
+
+    def getoption(self, name, default=None):
+        return self.options.get(name, default)
+
+
+def _report(nodeid: str, when: str, outcome: str, *, props=(), longrepr=None, duration: float = 1.0):
+    return pytest.TestReport(nodeid, ("x.py", 1, nodeid), {}, outcome, longrepr, when,
+                             duration=duration, user_properties=list(props))
+
+
+def test_recorder_folds_the_phases_of_a_check_and_attributes_a_crash_without_identity():
+    facts = report.SuiteFacts()
+    facts.checks = {"GANG-A-003": [{"test": "t.py::test_crashed_early", "profile": "beta"}]}
+    recorder = report.RunRecorder(_Config(), facts)
+    ident = [("behaviour", "GANG-A-001"), ("profile", "beta")]
+    recorder.pytest_runtest_logreport(_report("t.py::test_ok", "setup", "passed", props=ident))
+    recorder.pytest_runtest_logreport(_report("t.py::test_ok", "call", "passed", props=ident))
+    recorder.pytest_runtest_logreport(_report("t.py::test_ok", "teardown", "passed", props=ident))
+    skip = [("behaviour", "GANG-A-002"), ("profile", "alpha")]
+    recorder.pytest_runtest_logreport(_report("t.py::test_na", "setup", "skipped", props=skip,
+                                              longrepr=("t.py", 3, "Skipped: not applicable: needs the alpha profile")))
+    recorder.pytest_runtest_logreport(_report("t.py::test_crashed", "setup", "passed", props=ident))
+    recorder.pytest_runtest_logreport(_report("t.py::test_crashed", "???", "failed", longrepr="worker 'gw0' crashed"))
+    recorder.pytest_runtest_logreport(_report("t.py::test_crashed_early", "???", "failed", longrepr="worker crashed"))
+    recorder._attribute_unlabelled()
+    outcomes = {nodeid: (c["id"], c["outcome"], c.get("reason")) for nodeid, c in recorder.checks.items()}
+    assert outcomes == {
+        "t.py::test_ok": ("GANG-A-001", "passed", None),
+        "t.py::test_na": ("GANG-A-002", "not applicable", "needs the alpha profile"),
+        "t.py::test_crashed": ("GANG-A-001", "failed", "???: worker 'gw0' crashed"),
+        "t.py::test_crashed_early": ("GANG-A-003", "failed", "???: worker crashed"),
+    }
+    assert recorder.checks["t.py::test_ok"]["seconds"] == 3.0 and recorder.failed

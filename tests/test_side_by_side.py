@@ -141,6 +141,8 @@ def test_interrupted_side_by_side_run_leaves_no_process(tmp_path: Path, signum: 
 _CRASHING = '''
 import os
 
+import pytest
+
 from fixtures.pools import NodeShape
 
 
@@ -149,6 +151,7 @@ def test_uses_the_cluster(pool, gang):
     gang.pod("one")
 
 
+@pytest.mark.conformance(id="GANG-CYCLE-006", profile="beta")
 def test_worker_dies(pool):
     os._exit(3)
 '''
@@ -164,6 +167,10 @@ def test_a_crashed_worker_does_not_keep_the_cluster(tmp_path: Path):
     out = child.finish()
     assert child.proc.returncode == 1, out[-3000:]
     assert "crashed" in out and "test_worker_dies" in out, out[-3000:]
+    # xdist's report of the crash carries no check identity; the report still counts it as failed.
+    partial = json.loads((tmp_path / "reports" / "results" / "beta-kube-scheduler.json").read_text())
+    assert [(c["id"], c["outcome"]) for c in partial["checks"]] == [("GANG-CYCLE-006", "failed")], partial["checks"]
+    assert "crashed" in partial["checks"][0]["reason"], partial["checks"][0]
     assert wait_gone(pids) == [] and not state["path"].exists(), out[-3000:]
     assert referring_to(state["secrets"]) == []
 
