@@ -263,8 +263,7 @@ def test_fault_checks_need_the_local_plugin_unless_the_reference_scheduler_is_ju
                   timeout=600)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-6000:]
-    suffix = "-reference" if scheduler == "reference" else ""
-    checks = json.loads((tmp_path / "reports" / f"conformance{suffix}.json").read_text())["checks"]
+    checks = json.loads((tmp_path / "reports" / "results" / f"fault-{scheduler}.json").read_text())["checks"]
     assert {c["id"] for c in checks} == {"GANG-PERMIT-001", "GANG-PERMIT-002"}, checks
     if scheduler == "kube-scheduler":
         # Its kube-scheduler is not the harness's build: there is no fault plugin to switch on.
