@@ -194,6 +194,7 @@ def test_no_pod_of_the_tree_binds_when_one_leaf_cannot_fit(pool, gang, recorder,
     for group in ("a", "b"):
         cond = state.group_condition(group)
         assert cond["reason"] == "Unschedulable", cond
+        assert cond["message"].startswith("pod group is unschedulable, "), cond
         assert "placements are available, first placement status: " in cond["message"], cond
     recorder.never(lambda s: s.bound("a") or s.bound("b") or _composite_conditions(s, "root"),
                    window=timeouts.stays_pending,
