@@ -204,6 +204,38 @@ def test_topology_constraint_is_dropped_when_the_apiserver_gate_is_off(gang, pro
     assert "schedulingConstraints" not in gang.get_pod_group("racked")["spec"]
 
 
+@pytest.mark.conformance(id="GANG-TAS-003", profile="alpha")
+def test_topology_constraint_is_ignored_by_a_scheduler_with_the_gate_off(nested_cluster, request, timeouts):
+    """Behaviour: GANG-TAS-003 (scheduler half), profile alpha.
+
+    Requirement: a scheduler with TopologyAwareWorkloadScheduling off MUST ignore a topology
+    constraint the API server stored (its gate is on there): the gang is placed as if it had
+    none, across domains.
+
+    The run's cluster gives every component the profile's gates, so this check starts a second
+    local control plane of the same profile whose scheduler under test (kube-scheduler, or the
+    reference scheduler) has TopologyAwareWorkloadScheduling and CompositePodGroup (which needs
+    it) off, and stops it at the end.
+
+    Scenario:
+      1. The second control plane; racks ``r1`` and ``r2`` there, each 2 nodes of 2 CPUs.
+      2. PodGroup ``spread`` (gang, minCount 4, topology key = rack), which keeps its
+         ``schedulingConstraints``, and 4 members of 2 CPUs: no rack holds them, the pool does.
+      3. All 4 members are bound, in both racks.
+    """
+    nested = nested_cluster(scheduler_gates_off=["TopologyAwareWorkloadScheduling", "CompositePodGroup"])
+    space = nested.workspace(request.node.name)
+    rack = topology_key(space.pool, "rack")
+    layout = {"r1": space.pool.add(2, NodeShape(cpu="2"), prefix="r1-", labels=[{rack: "r1"}] * 2),
+              "r2": space.pool.add(2, NodeShape(cpu="2"), prefix="r2-", labels=[{rack: "r2"}] * 2)}
+    created = space.gang.pod_group("spread", min_count=4, topology_key=rack)
+    assert created["spec"].get("schedulingConstraints") == {"topology": [{"key": rack}]}, created["spec"]
+    members = space.gang.pods("spread", 4, group="spread", cpu="2")
+    state = space.recorder.eventually(lambda s: len(s.bound("spread")) == 4, timeout=timeouts.gang_scheduled,
+                                      describe="all 4 members bound although no rack holds them")
+    assert _labels_of(state, members, _domains(layout)) == {"r1", "r2"}, state.summary()
+
+
 @pytest.mark.conformance(id="GANG-SCORE-001", profile="alpha")
 def test_domain_that_fits_more_members_is_preferred(pool, gang, recorder, timeouts):
     """Behaviour: GANG-SCORE-001, profile alpha.
@@ -299,13 +331,3 @@ def test_gang_with_a_topology_constraint_preempts_inside_one_domain(pool, gang, 
 
     recorder.never(lost, window=timeouts.stays_pending, after=since,
                    describe=f"the low-priority pods outside rack {home} are never preempted")
-
-
-#: Behaviours of this area that cannot be observed from outside the scheduler, and why.
-NOT_OBSERVABLE = {
-    "GANG-TAS-003 (scheduler half)": (
-        "That a scheduler with TopologyAwareWorkloadScheduling off ignores a stored topology "
-        "constraint needs the gate on in kube-apiserver (so the field is stored) and off in the "
-        "scheduler under test; one run has one cluster, whose profile gives every component the "
-        "same gates."),
-}
