@@ -40,7 +40,7 @@ test: build ## the project's tests, then the suites against kube-scheduler and t
 		--junitxml=$(REPORTS)/junit-reference.xml $(PYTEST_ARGS)
 
 unit: setup ## only the tests that need no cluster
-	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/reference $(PYTEST_ARGS)
+	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_builders.py tests/reference $(PYTEST_ARGS)
 
 doctor: setup ## checklist of a cluster's gang-scheduling readiness: DOCTOR_ARGS="--kubeconfig PATH [--context NAME]" (default: a local PROFILE cluster)
 	$(PY) -m fixtures.doctor --profile=$(PROFILE) --k8s-version=$(K8S_VERSION) $(DOCTOR_ARGS)
