@@ -130,7 +130,9 @@ def test_new_member_of_a_placed_gang_goes_to_its_domain(pool, gang, recorder, ti
     first = gang.pods("crew", 2, group="crew", cpu="2")
     state = recorder.eventually(lambda s: len(s.bound("crew")) == 2, timeout=timeouts.gang_scheduled,
                                 describe="the first 2 members bound")
-    (home,) = _labels_of(state, first, domains)
+    homes = _labels_of(state, first, domains)
+    assert len(homes) == 1, state.summary()
+    (home,) = homes
 
     since = recorder.mark()
     gang.pod("crew-2", group="crew", cpu="2")
@@ -321,7 +323,9 @@ def test_gang_with_a_topology_constraint_preempts_inside_one_domain(pool, gang, 
     members = gang.pods("hi", 2, group="hi", cpu="2", priority_class=high)
     state = recorder.eventually(lambda s: len(s.bound("hi")) == 2, timeout=timeouts.gang_scheduled,
                                 describe="the high-priority gang bound after preempting")
-    (home,) = {domains[state.pods[n]["spec"]["nodeName"]] for n in members}
+    homes = {domains[state.pods[n]["spec"]["nodeName"]] for n in members}
+    assert len(homes) == 1, state.summary()
+    (home,) = homes
     gone = [n for n in victims if domains[placed[n]] == home]
     kept = [n for n in victims if domains[placed[n]] != home]
     assert not any(n in state.pods for n in gone), state.summary()
