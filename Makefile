@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 DOCTOR_ARGS ?=
 REPORTS     := reports
 
-.PHONY: setup build conformance test unit clean stop-all help doctor
+.PHONY: setup build conformance test fault unit clean stop-all help doctor upgrade
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -39,8 +39,17 @@ test: build ## the project's tests, then the suites against kube-scheduler and t
 	$(PY) -m pytest suites --scheduler=reference --k8s-version=$(K8S_VERSION) \
 		--junitxml=$(REPORTS)/junit-reference.xml $(PYTEST_ARGS)
 
+fault: build ## the fault profile's checks (the Permit barrier and its 5-minute timeout) on both schedulers
+	$(PY) -m pytest suites/test_permit.py --profile=gang-fault --k8s-version=$(K8S_VERSION) \
+		--junitxml=$(REPORTS)/junit-fault.xml $(PYTEST_ARGS)
+	$(PY) -m pytest suites/test_permit.py --profile=gang-fault --scheduler=reference --k8s-version=$(K8S_VERSION) \
+		--junitxml=$(REPORTS)/junit-fault-reference.xml $(PYTEST_ARGS)
+
+upgrade: setup ## the upgrade checks, v1.36.3 to v1.37.2 on live etcd (builds v1.36.3 on first use)
+	$(PY) -m pytest suites/test_upgrade.py --profile=upgrade --junitxml=$(REPORTS)/junit-upgrade.xml $(PYTEST_ARGS)
+
 unit: setup ## only the tests that need no cluster
-	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_builders.py tests/reference $(PYTEST_ARGS)
+	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_builders.py tests/test_faults.py tests/reference $(PYTEST_ARGS)
 
 doctor: setup ## checklist of a cluster's gang-scheduling readiness: DOCTOR_ARGS="--kubeconfig PATH [--context NAME]" (default: a local PROFILE cluster)
 	$(PY) -m fixtures.doctor --profile=$(PROFILE) --k8s-version=$(K8S_VERSION) $(DOCTOR_ARGS)

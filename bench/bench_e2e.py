@@ -9,6 +9,10 @@ the first PodGroup until every member is bound (seen through a watch).
     .venv/bin/python bench/bench_e2e.py                      # the small shape
     .venv/bin/python bench/bench_e2e.py --shape many-small-gangs --shape few-large-gangs
 
+The reference scheduler's core is also run in process on each shape (no API server, bindings
+applied back at once; bench_reference_core.py), so the table shows what the algorithm alone
+costs next to the two schedulers end to end.
+
 Shapes as in bench_reference_core.py, plus ``memory``: 5000 nodes and 9000 pods (3 gangs of
 3000), after which the peak resident memory of both schedulers is reported. The 5000-node
 shapes take many minutes on 2 cores, most of it writing nodes and pods; the pool lifts the
@@ -25,6 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from kubernetes import client  # noqa: E402
 
@@ -36,6 +41,7 @@ from fixtures.pools import NodePool, NodeShape  # noqa: E402
 from fixtures.profiles import Profile  # noqa: E402
 from fixtures.providers.local import LocalControlPlane  # noqa: E402
 from fixtures.reference import ReferenceScheduler  # noqa: E402
+from bench_reference_core import run as run_core  # noqa: E402
 
 SHAPES = {
     "small": (100, 10, 10),
@@ -68,10 +74,11 @@ def measure(api, pool: NodePool, scheduler_name: str, shape: str, gangs: int, si
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shape", choices=sorted(SHAPES), action="append", help="repeatable; default small")
+    parser.add_argument("--shape", choices=[*sorted(SHAPES), "all"], action="append",
+                        help="repeatable; default small; `all` runs every shape")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds allowed per measurement")
     args = parser.parse_args()
-    shapes = args.shape or ["small"]
+    shapes = list(SHAPES) if "all" in (args.shape or []) else args.shape or ["small"]
     bins = binaries.ensure()
     rows, peaks = [], []
     with tempfile.TemporaryDirectory(prefix="gangconf-bench-") as run_dir:
@@ -91,8 +98,10 @@ def main() -> int:
                     ours = measure(api, pool, name, shape, gangs, size, args.timeout)
                 finally:
                     pool.close()
-                rows.append((shape, nodes, gangs, size, upstream, ours))
-                print(f"{shape}: kube-scheduler {upstream:.2f}s, reference {ours:.2f}s", flush=True)
+                core = run_core(nodes, gangs, size)["seconds"]
+                rows.append((shape, nodes, gangs, size, upstream, ours, core))
+                print(f"{shape}: kube-scheduler {upstream:.2f}s, reference {ours:.2f}s, reference core in process "
+                      f"{core:.2f}s", flush=True)
                 if shape == "memory":
                     peaks.append((peak_kib(plane.component("kube-scheduler").pid), peak_kib(reference.proc.pid)))
         finally:
@@ -102,10 +111,12 @@ def main() -> int:
     print()
     print(f"{'shape':<18} {'nodes':>6} {'gangs x size':>13} {'scheduler':<15} {'all bound (s)':>14} {'pods/s':>8}"
           f" {'groups/s':>9} {'ratio':>6}")
-    for shape, nodes, gangs, size, upstream, ours in rows:
-        for label, seconds in (("kube-scheduler", upstream), ("reference", ours)):
+    for shape, nodes, gangs, size, upstream, ours, core in rows:
+        for label, seconds in (("kube-scheduler", upstream), ("reference", ours), ("reference core", core)):
             print(f"{shape:<18} {nodes:>6} {f'{gangs} x {size}':>13} {label:<15} {seconds:>14.2f} "
                   f"{gangs * size / seconds:>8.0f} {gangs / seconds:>9.1f} {upstream / seconds:>6.2f}")
+    print("\nratio: kube-scheduler's time over the row's (end to end target for the reference: at least 0.50); "
+          "reference core: in process, without an API server")
     for upstream_kib, ours_kib in peaks:
         print(f"\npeak resident memory at 5000 nodes / 9000 pods: kube-scheduler {upstream_kib / 1024:.0f} MiB, "
               f"reference scheduler {ours_kib / 1024:.0f} MiB (ratio {ours_kib / max(1, upstream_kib):.2f})")
@@ -123,4 +134,8 @@ def peak_kib(pid: int | None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # the finally blocks above have stopped the schedulers and the cluster
+        print("bench_e2e: interrupted; the pool, the schedulers and the cluster were stopped", file=sys.stderr)
+        sys.exit(130)

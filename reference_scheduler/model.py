@@ -109,6 +109,10 @@ class Pod:
     deleting: bool = False
     created: str = ""  # RFC 3339, sorts in time order
     started: str = ""  # status.startTime, RFC 3339
+    labels: tuple[tuple[str, str], ...] = ()
+
+    def label(self, key: str) -> str | None:
+        return dict(self.labels).get(key)
 
     @property
     def key(self) -> str:
@@ -155,6 +159,7 @@ class Pod:
             deleting=bool(meta.get("deletionTimestamp")),
             created=meta.get("creationTimestamp") or "",
             started=status.get("startTime") or "",
+            labels=tuple(sorted((meta.get("labels") or {}).items())),
         )
 
 

@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
 from kubernetes import client, config, watch
@@ -30,6 +31,7 @@ from kubernetes.client.rest import ApiException
 from reference_scheduler.clock import SimClock
 from reference_scheduler.framework import Status
 from reference_scheduler.model import CompositePodGroup, Node, Pod, PodGroup
+from reference_scheduler.plugins.fault import check_label_key
 from reference_scheduler.scheduler import FEATURES, Scheduler
 
 log = logging.getLogger("reference_scheduler")
@@ -38,6 +40,8 @@ SCHEDULING = ("scheduling.k8s.io", "v1beta1")
 COMPOSITE_API = ("scheduling.k8s.io", "v1alpha3")
 #: Printed to the log once every informer has listed: the harness waits for it.
 READY_LINE = "reference scheduler ready: informers synced"
+#: The loop's event for a binding that a writer thread saw fail.
+BIND_FAILED = "BindFailed"
 
 
 def _now() -> str:
@@ -53,24 +57,47 @@ def _short(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300]
 
 
-class ApiWriter:
-    """The scheduler's writes, as API calls. Failures are logged and reported as a Status."""
+#: Concurrent binding and event writes. Upstream binds each pod in a goroutine of its own and
+#: records events through an asynchronous broadcaster; a pool of this size keeps the scheduling
+#: loop from waiting on round trips without flooding the API server.
+WRITERS = 16
 
-    def __init__(self, api: client.ApiClient, scheduler_name: str):
+
+class ApiWriter:
+    """The scheduler's writes, as API calls. Failures are logged and reported as a Status.
+
+    Bindings and events are written by a pool of threads, off the scheduling loop: ``bind``
+    returns at once and a failed binding is reported to ``on_bind_failure`` (the runner turns
+    it into an event of its loop). Status writes (conditions, nominations, preemption) stay in
+    the loop's thread, so that two writes to one object keep their order.
+    """
+
+    def __init__(self, api: client.ApiClient, scheduler_name: str, *,
+                 on_bind_failure: Callable[[Pod, str, Status], None] | None = None, workers: int = WRITERS):
         self.core = client.CoreV1Api(api)
         self.custom = client.CustomObjectsApi(api)
         self.name = scheduler_name
+        self.on_bind_failure = on_bind_failure or (lambda pod, node, status: None)
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="writer")
+
+    def close(self) -> None:
+        """Finish the writes in flight."""
+        self._pool.shutdown(wait=True)
 
     def bind(self, pod: Pod, node: str) -> Status:
+        self._pool.submit(self._bind, pod, node)
+        return Status.success()
+
+    def _bind(self, pod: Pod, node: str) -> None:
         body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": pod.name, "uid": pod.uid},
                 "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
         try:
             self.core.create_namespaced_pod_binding(pod.name, pod.namespace, body, _preload_content=False)
-        except ApiException as exc:
+        except Exception as exc:  # an API refusal or a lost connection: the loop retries the pod
             log.warning("bind %s to %s failed: %s", pod.key, node, _short(exc))
-            return Status.as_error(f"binding rejected: {_short(exc)}")
-        self._event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {node}")
-        return Status.success()
+            self.on_bind_failure(pod, node, Status.as_error(f"binding rejected: {_short(exc)}"))
+            return
+        self._post_event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {node}")
 
     def pod_unschedulable(self, pod: Pod, reason: str, message: str) -> None:
         condition = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message,
@@ -114,13 +141,18 @@ class ApiWriter:
         self._event(victim, "Normal", "Preempted", message)
 
     def nominate(self, pod: Pod, node: str) -> None:
+        """Set (or, with ``node`` empty, clear) the pod's ``status.nominatedNodeName``."""
         try:
-            self.core.patch_namespaced_pod_status(pod.name, pod.namespace, {"status": {"nominatedNodeName": node}})
+            self.core.patch_namespaced_pod_status(pod.name, pod.namespace,
+                                                  {"status": {"nominatedNodeName": node or None}})
         except ApiException as exc:
             if exc.status != 404:
                 log.warning("nomination of %s failed: %s", pod.key, _short(exc))
 
     def _event(self, pod: Pod, type_: str, reason: str, message: str) -> None:
+        self._pool.submit(self._post_event, pod, type_, reason, message)
+
+    def _post_event(self, pod: Pod, type_: str, reason: str, message: str) -> None:
         body = {
             "metadata": {"name": f"{pod.name}.{uuid.uuid4().hex[:12]}", "namespace": pod.namespace},
             "involvedObject": {"kind": "Pod", "namespace": pod.namespace, "name": pod.name, "uid": pod.uid,
@@ -134,6 +166,8 @@ class ApiWriter:
         except ApiException as exc:
             if exc.status != 404:
                 log.warning("event %s for %s not written: %s", reason, pod.key, _short(exc))
+        except Exception as exc:  # a lost connection: an event is not worth a retry
+            log.warning("event %s for %s not written: %s", reason, pod.key, _short(exc))
 
 
 class Informer(threading.Thread):
@@ -186,11 +220,15 @@ class Informer(threading.Thread):
 
 
 class Runner:
-    def __init__(self, api: client.ApiClient, scheduler_name: str, features: frozenset[str] = frozenset()):
+    def __init__(self, api: client.ApiClient, scheduler_name: str, features: frozenset[str] = frozenset(),
+                 fault_reserve_label: str | None = None):
         self.api = api
         self.clock = SimClock(start=time.monotonic())
-        self.scheduler = Scheduler(scheduler_name, self.clock, ApiWriter(api, scheduler_name), features=features)
         self.events: queue.Queue = queue.Queue()
+        self.writer = ApiWriter(api, scheduler_name, on_bind_failure=lambda pod, node, status: self.events.put(
+            (BIND_FAILED, (node, status.message()), pod.key)))
+        self.scheduler = Scheduler(scheduler_name, self.clock, self.writer, features=features,
+                                   fault_reserve_label=fault_reserve_label)
         self.stop = threading.Event()
         core, custom = client.CoreV1Api(api), client.CustomObjectsApi(api)
         sources = [
@@ -206,9 +244,11 @@ class Runner:
         self.informers = [Informer(kind, lister, kwargs, self.events, self.stop, synced)
                           for (kind, lister, kwargs), synced in zip(sources, self.synced)]
 
-    def apply(self, kind: str, obj: dict | None, key: str) -> None:
+    def apply(self, kind: str, obj: Any, key: str) -> None:
         try:
-            if kind == "Node":
+            if kind == BIND_FAILED:
+                self.scheduler.binding_failed(key, *obj)
+            elif kind == "Node":
                 self.scheduler.on_node(Node.from_api(obj) if obj else None, key)
             elif kind == "PodGroup":
                 self.scheduler.on_pod_group(PodGroup.from_api(obj) if obj else None, key)
@@ -273,24 +313,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--feature-gates", default="", metavar="GATE=BOOL,...",
                         help="alpha gates to follow, as kube-scheduler's flag: "
                              + ", ".join(sorted(FEATURES)) + " (GenericWorkload is always on)")
+    parser.add_argument("--fault-reserve-label", default=None, metavar="KEY",
+                        help="test only (the fault profile): pods labelled KEY=once fail their first Reserve before "
+                             "binding, KEY=always every one (see reference_scheduler/plugins/fault.py)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every cycle")
     args = parser.parse_args(argv)
     try:
         features = parse_feature_gates(args.feature_gates)
+        if args.fault_reserve_label is not None:
+            check_label_key(args.fault_reserve_label)
     except ValueError as exc:
         print(f"reference_scheduler: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
-        api = config.new_client_from_config(config_file=args.kubeconfig)
+        configuration = client.Configuration()
+        config.load_kube_config(config_file=args.kubeconfig, client_configuration=configuration)
+        # One connection per writer thread and informer, so that none waits for a free one.
+        configuration.connection_pool_maxsize = WRITERS + 8
+        api = client.ApiClient(configuration)
     except Exception as exc:
         log.error("cannot load kubeconfig %s: %s", args.kubeconfig, _short(exc))
         return 2
-    runner = Runner(api, args.scheduler_name, features)
+    runner = Runner(api, args.scheduler_name, features, fault_reserve_label=args.fault_reserve_label)
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: runner.stop.set())
     log.info("reference scheduler %s starting against %s", args.scheduler_name, api.configuration.host)
     runner.run()
+    runner.writer.close()
     log.info("reference scheduler stopped")
     return 0

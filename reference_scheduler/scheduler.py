@@ -32,9 +32,11 @@ import numpy as np
 
 from reference_scheduler.clock import Clock, Timer
 from reference_scheduler.framework import Code, Registry, Status
+from reference_scheduler.framework.interface import HAND_OVER, TRIAL, CycleState
 from reference_scheduler.framework.registry import Profile
 from reference_scheduler.model import CompositePodGroup, Node, Pod, PodGroup
 from reference_scheduler.nodeinfo import NodeInfo, Snapshot
+from reference_scheduler.plugins import fault
 from reference_scheduler.plugins import gangscheduling as gang
 from reference_scheduler.plugins import preemption, topology
 from reference_scheduler.vector import NodeArrays, fit_and_score
@@ -58,7 +60,9 @@ CLAIMS_RELEASED = "deallocation and deletion of ResourceClaims completed"
 class Writer(Protocol):
     """What the scheduler does to the cluster. The runner writes to the API; tests record."""
 
-    def bind(self, pod: Pod, node: str) -> Status: ...
+    def bind(self, pod: Pod, node: str) -> Status:
+        """Bind ``pod`` to ``node``, now or later; a later failure comes back through
+        :meth:`Scheduler.binding_failed`."""
 
     def pod_unschedulable(self, pod: Pod, reason: str, message: str) -> None: ...
 
@@ -68,7 +72,7 @@ class Writer(Protocol):
         """Mark ``victim`` with DisruptionTarget (``message``) and delete it."""
 
     def nominate(self, pod: Pod, node: str) -> None:
-        """Record ``node`` as the pod's nominated node (``status.nominatedNodeName``)."""
+        """Record ``node`` as the pod's nominated node (``status.nominatedNodeName``); empty clears it."""
 
 
 class NodeUnschedulable:
@@ -98,6 +102,18 @@ def fit_error(total_nodes: int, statuses: dict[str, Status]) -> str:
             histogram[reason] = histogram.get(reason, 0) + 1
     reasons = sorted(f"{count} {reason}" for reason, count in histogram.items())
     return f"0/{total_nodes} nodes are available" + (f": {', '.join(reasons)}." if reasons else ":")
+
+
+def permit_timeout_message(timeout: float, plugin: str) -> str:
+    """Upstream's rejection of a pod whose Permit wait timed out; the wait is written as Go prints a Duration."""
+    minutes, seconds = divmod(timeout, 60)
+    hours, minutes = divmod(int(minutes), 60)
+    text = f"{seconds:g}s"
+    if minutes or hours:
+        text = f"{minutes}m{text}"
+    if hours:
+        text = f"{hours}h{text}"
+    return f"rejected due to timeout after waiting {text} at plugin {plugin}"
 
 
 @dataclasses.dataclass
@@ -143,7 +159,7 @@ class Scheduler:
     """One scheduler profile over one cluster. See the module docstring."""
 
     def __init__(self, scheduler_name: str, clock: Clock, writer: Writer, *, registry: Registry | None = None,
-                 features: frozenset[str] = frozenset()):
+                 features: frozenset[str] = frozenset(), fault_reserve_label: str | None = None):
         unknown = set(features) - FEATURES
         if unknown:
             raise ValueError(f"unknown feature gate(s) for the reference scheduler: {', '.join(sorted(unknown))}")
@@ -157,6 +173,8 @@ class Scheduler:
         self.composites: dict[str, CompositePodGroup] = {}
         self.clock = clock
         self.writer = writer
+        #: The fault profile's hook: pods with this label fail Reserve (:mod:`~reference_scheduler.plugins.fault`).
+        self.fault_reserve_label = fault_reserve_label
         self.nodes: dict[str, NodeInfo] = {}
         self.pods: dict[str, Pod] = {}  # every pod the informer shows, any scheduler
         self.groups: dict[str, PodGroup] = {}
@@ -199,14 +217,17 @@ class Scheduler:
                         SchedulingGates, PrioritySort):
                 registry.register(cls.NAME, lambda args, cls=cls: cls())
             registry.register(gang.NAME, lambda args: gang.GangScheduling(self))
+            registry.register(fault.NAME, lambda args: fault.FaultReserve(args["label"]))
+        reserve = [fault.NAME] if self.fault_reserve_label else []
         return registry.build_profile(self.scheduler_name, {
             "PreEnqueue": ["SchedulingGates", gang.NAME],
             "QueueSort": ["PrioritySort"],
             "Filter": ["NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodeResourcesFit"],
             "Score": ["NodeResourcesFit"],
+            "Reserve": reserve,
             "Permit": [gang.NAME],
             "PlacementFeasible": [gang.NAME],
-        })
+        }, args={fault.NAME: {"label": self.fault_reserve_label}})
 
     # -- GroupHandle, for GangScheduling ---------------------------------------------------------
 
@@ -596,6 +617,14 @@ class Scheduler:
                 self._park(entity)
             return
         self._assume(pod, node)
+        reserved = self._reserve(pod, node, HAND_OVER)
+        if not reserved.ok:
+            self._unreserve(pod, node, HAND_OVER)
+            self._forget(pod)
+            self.writer.pod_unschedulable(pod, "Unschedulable" if reserved.rejected else "SchedulerError",
+                                          fit_error(1, {node: reserved}) if reserved.rejected else reserved.message())
+            self._back_off(entity)
+            return
         self._bind(pod, node)
 
     def _fits(self, pod: Pod, info: NodeInfo) -> bool:
@@ -683,17 +712,33 @@ class Scheduler:
         """A placed group: the condition, then each placed member through Permit to binding."""
         self._set_group_condition(group, True, "Scheduled", "")
         for pod, node in outcome.placed:
-            # One member after the other, as v1.37 submits them: assume, then Permit, where a
-            # gang member waits until the member that completes minCount allows them all.
+            # One member after the other, as v1.37 submits them: assume, Reserve, then Permit, where
+            # a gang member waits until the member that completes minCount allows them all. A member
+            # that fails Reserve here is not waiting: it is sent back alone and, the cycle having
+            # succeeded, retried at once (v1.37 requeues it straight to the active queue).
             self._assume(pod, node)
+            reserved = self._reserve(pod, node, HAND_OVER)
+            if not reserved.ok:
+                self._unreserve(pod, node, HAND_OVER)
+                self._forget(pod)
+                self.writer.pod_unschedulable(pod, "Unschedulable" if reserved.rejected else "SchedulerError",
+                                              fit_error(1, {node: reserved}) if reserved.rejected else reserved.message())
+                continue
             permit, timeout = self._permit(pod, node)
             if permit.code is Code.WAIT:
                 self._wait(pod, node, timeout)
             elif permit.ok:
                 self._bind(pod, node)
             else:
+                self._unreserve(pod, node, HAND_OVER)
                 self._forget(pod)
                 self.writer.pod_unschedulable(pod, "Unschedulable", permit.message())
+        # v1.37's binding cycle nominates a member that will wait at Permit to its node
+        # (NominatedNodeNameForExpectation) before it waits. Here the hand-over is one synchronous
+        # loop, so only the members still waiting after it are nominated: those whose wait lasts.
+        for pod, node in outcome.placed:
+            if pod.key in self.waiting:
+                self.writer.nominate(pod, node)
         for pod in pods:
             if pod.key in outcome.misfits:
                 self.writer.pod_unschedulable(pod, "Unschedulable", outcome.misfits[pod.key])
@@ -803,6 +848,7 @@ class Scheduler:
         if outcome.status.code is Code.UNSCHEDULABLE:
             outcome.status = outcome.status.with_error(POD_GROUP_UNSCHEDULABLE)  # v1.37 wraps the first check's verdict
             return outcome
+        reserved: list[tuple[Pod, str]] = []
         for pod in pods:
             node, statuses = self._find_node(pod, snapshot, allowed)
             remaining -= 1
@@ -810,15 +856,23 @@ class Scheduler:
             if node is None:
                 outcome.misfits[pod.key] = fit_error(len(snapshot) if allowed is None else len(allowed), statuses)
             else:
-                snapshot.writable(node).add(pod)
-                outcome.placed.append((pod, node))
-                scheduled += 1
+                # Assume and Reserve, as a trial: the algorithm's reservations are reverted at its end.
+                status = self._reserve(pod, node, TRIAL)
+                if not status.ok:
+                    outcome.misfits[pod.key] = fit_error(1, {node: status})
+                else:
+                    reserved.append((pod, node))
+                    snapshot.writable(node).add(pod)
+                    outcome.placed.append((pod, node))
+                    scheduled += 1
             outcome.status = self._feasible(group, scheduled, remaining)
             if outcome.status.code is Code.UNSCHEDULABLE:
                 break  # PlacementFeasible ended the cycle early
         if outcome.status.code is Code.WAIT:
             outcome.status = Status.of(Code.UNSCHEDULABLE, *outcome.status.reasons,
                                        plugin=outcome.status.plugin).with_error(POD_GROUP_UNSCHEDULABLE)
+        for pod, node in reserved:
+            self._unreserve(pod, node, TRIAL)
         if outcome.status.ok:
             outcome.snapshot = snapshot
         else:
@@ -991,6 +1045,19 @@ class Scheduler:
             self.nodes[node].remove(pod)
             self._dirty.add(node)
 
+    def _reserve(self, pod: Pod, node: str, state: CycleState) -> Status:
+        """Run every Reserve plugin in order; the first failure is the verdict."""
+        for plugin in self.profile.at("Reserve"):
+            status = plugin.reserve(state, pod, node)
+            if not status.ok:
+                return status.with_plugin(plugin.name)
+        return Status.success()
+
+    def _unreserve(self, pod: Pod, node: str, state: CycleState) -> None:
+        """Run every Reserve plugin's Unreserve, in reverse order (upstream's)."""
+        for plugin in reversed(self.profile.at("Reserve")):
+            plugin.unreserve(state, pod, node)
+
     def _permit(self, pod: Pod, node: str) -> tuple[Status, float]:
         longest = 0.0
         result = Status.success()
@@ -1003,26 +1070,42 @@ class Scheduler:
         return result, longest
 
     def _wait(self, pod: Pod, node: str, timeout: float) -> None:
+        """Hold ``pod`` at Permit for at most ``timeout`` seconds.
+
+        At the timeout it is rejected with v1.37's message (a FitError over its one node), its
+        nomination (see :meth:`_submit_success`) is cleared, and it goes back to the queue, where
+        the quorum gate holds the group again if fewer than minCount members are left.
+        """
         def reject() -> None:
             waiting = self.waiting.pop(pod.key, None)
             if waiting is None:
                 return
+            self._unreserve(pod, node, HAND_OVER)
             self._forget(pod)
-            minutes, seconds = divmod(int(timeout), 60)
-            self.writer.pod_unschedulable(
-                pod, "Unschedulable",
-                f"rejected due to timeout after waiting {minutes}m{seconds}s at plugin {gang.NAME}")
-            entity = self.entities.get(self._entity_key(pod))
-            if entity is not None:
-                self._back_off(entity)
+            self.writer.nominate(pod, "")
+            rejected = Status.of(Code.UNSCHEDULABLE, permit_timeout_message(timeout, gang.NAME), plugin=gang.NAME)
+            self.writer.pod_unschedulable(pod, "Unschedulable", fit_error(1, {node: rejected}))
+            # Back to the queue with its group (whose entry may be gone if no other member was pending).
+            self._ensure_entity(pod)
+            self._back_off(self.entities[self._entity_key(pod)])
 
         self.waiting[pod.key] = _Waiting(pod, node, self.clock.call_later(timeout, reject))
 
     def _bind(self, pod: Pod, node: str) -> None:
+        """Hand ``pod`` to the writer's binding. A writer may bind later (the runner does, as
+        upstream's binding goroutines do) and report a failure through :meth:`binding_failed`."""
         status = self.writer.bind(pod, node)
         if not status.ok:
-            self._forget(pod)
-            self.writer.pod_unschedulable(pod, "SchedulerError", status.message())
-            entity = self.entities.get(self._entity_key(pod))
-            if entity is not None:
-                self._back_off(entity)
+            self.binding_failed(pod.key, node, status.message())
+
+    def binding_failed(self, pod_key: str, node: str, message: str) -> None:
+        """The binding of an assumed pod failed: forget the assumption and retry after backoff."""
+        pod = self.pods.get(pod_key)
+        if pod is None or self.assumed.get(pod_key) != node:
+            return  # deleted meanwhile, or already confirmed elsewhere by the informer
+        self._unreserve(pod, node, HAND_OVER)
+        self._forget(pod)
+        self.writer.pod_unschedulable(pod, "SchedulerError", message)
+        entity = self.entities.get(self._entity_key(pod))
+        if entity is not None:
+            self._back_off(entity)

@@ -82,3 +82,50 @@ def test_profile_with_an_unknown_gate_is_one_line_before_anything_starts(tmp_pat
     lines = gangconf_lines(proc)
     assert len(lines) == 1 and "feature gate GangScheduling does not exist in v1.37" in lines[0], proc.stdout
     assert not (tmp_path / "cache").exists(), "something was built or started for a profile that was refused"
+
+
+def test_build_of_a_malformed_version_is_one_line(tmp_path: Path):
+    proc = run(["-m", "fixtures.binaries", "build", "--version", "1.36"], env={"GANGCONF_CACHE": str(tmp_path / "c")})
+    assert proc.returncode == 2, proc
+    assert proc.stderr.strip() == ("gangconf: Kubernetes version '1.36' is not of the form vMAJOR.MINOR.PATCH "
+                                   "(for example v1.37.2)"), proc.stderr
+    assert not (tmp_path / "c").exists()
+
+
+def test_suite_with_a_malformed_k8s_version_is_one_line_before_anything_starts(tmp_path: Path):
+    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
+                "--k8s-version=v1.37", "suites/test_quorum.py"], env={"GANGCONF_CACHE": str(tmp_path / "cache")})
+    assert proc.returncode == 4, proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+    lines = gangconf_lines(proc)
+    assert len(lines) == 1 and "Kubernetes version 'v1.37' is not of the form vMAJOR.MINOR.PATCH" in lines[0], proc.stdout
+    assert not (tmp_path / "cache").exists()
+
+
+def test_upgrade_checks_are_not_applicable_in_a_normal_run_and_build_nothing(tmp_path: Path):
+    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs", f"--reports-dir={tmp_path / 'r'}",
+                "suites/test_upgrade.py"], env={"PATH": NO_GO_PATH, "GANGCONF_CACHE": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stdout
+    skipped = [l for l in proc.stdout.splitlines() if l.startswith("SKIPPED")]
+    assert len(skipped) == 4 and all("not applicable: needs the upgrade profile (--profile upgrade)" in l
+                                     for l in skipped), proc.stdout
+    assert not (tmp_path / "cache").exists(), "the upgrade suite built or started something without being asked"
+
+
+def test_upgrade_run_without_go_stops_with_one_line(tmp_path: Path):
+    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
+                "--profile=upgrade", "suites/test_upgrade.py"],
+               env={"PATH": NO_GO_PATH, "GANGCONF_CACHE": str(tmp_path / "cache")})
+    assert proc.returncode == 4, proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+    lines = gangconf_lines(proc)
+    assert len(lines) == 1 and "the Go toolchain is not on PATH" in lines[0], proc.stdout
+
+
+def test_a_profile_for_another_release_is_one_line_before_anything_starts(tmp_path: Path):
+    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
+                "--profile=gang-alpha-1.36", "suites/test_quorum.py"], env={"GANGCONF_CACHE": str(tmp_path / "cache")})
+    assert proc.returncode == 4, proc.stdout
+    lines = gangconf_lines(proc)
+    assert len(lines) == 1 and "is for v1.36.3 (its node images) but the local cluster runs v1.37.2" in lines[0], proc.stdout
+    assert not (tmp_path / "cache").exists()

@@ -24,7 +24,7 @@ import yaml
 from kubernetes import client, config
 
 from clusterstubs import closed_port, version_only_server, write_kubeconfig
-from fixtures import binaries
+from fixtures import binaries, faults
 from fixtures.capacity import SlotPool, leftover_resources
 from fixtures.errors import ClusterUnavailable
 from fixtures.labels import RUN_LABEL
@@ -252,3 +252,23 @@ def test_suites_run_on_a_foreign_cluster_and_leave_its_objects_untouched(foreign
     while (left := _harness_objects(api)) and time.monotonic() < deadline:
         time.sleep(0.5)  # sleep-ok: namespaces finish deleting in the background; polling between reads
     assert left == {}, f"gangconf-labelled objects left behind: {left}"
+
+
+@pytest.mark.parametrize("scheduler", ["kube-scheduler", "reference"])
+def test_fault_checks_need_the_local_plugin_unless_the_reference_scheduler_is_judged(foreign, tmp_path: Path,
+                                                                                     scheduler: str):
+    kubeconfig, api = foreign
+    proc = _child(tmp_path, "suites/test_permit.py", "-m", "not slow", "--profile=gang-fault", "--provider=existing",
+                  f"--kubeconfig={kubeconfig}", f"--context={CONTEXT}", f"--scheduler={scheduler}", "-rA",
+                  timeout=600)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-6000:]
+    suffix = "-reference" if scheduler == "reference" else ""
+    checks = json.loads((tmp_path / "reports" / f"conformance{suffix}.json").read_text())["checks"]
+    assert {c["id"] for c in checks} == {"GANG-PERMIT-001", "GANG-PERMIT-002"}, checks
+    if scheduler == "kube-scheduler":
+        # Its kube-scheduler is not the harness's build: there is no fault plugin to switch on.
+        assert all(c["outcome"] == "not applicable" and faults.NEEDS_LOCAL_PLUGIN in c["reason"] for c in checks), checks
+    else:
+        # The reference scheduler brings its own fault hook, on any cluster.
+        assert all(c["outcome"] == "passed" for c in checks), checks

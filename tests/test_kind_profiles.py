@@ -33,6 +33,9 @@ DEPENDS_ON = {
     "PodGroupPreemptionPolicy": {"GenericWorkload"},
     "WorkloadWithJob": {"GenericWorkload"},
     "DRAWorkloadResourceClaims": {"GenericWorkload", "DynamicResourceAllocation"},
+    # v1.36 (gang-alpha-1.36.yaml), from the same table of v1.36.3:
+    "GangScheduling": {"GenericWorkload"},
+    "WorkloadAwarePreemption": {"GangScheduling"},
 }
 
 
@@ -75,6 +78,16 @@ def test_alpha_profile_switches_on_every_alpha_piece_and_both_api_versions():
         "TopologyAwareWorkloadScheduling=true,WorkloadWithJob=true",
         "--runtime-config=scheduling.k8s.io/v1alpha3=true,scheduling.k8s.io/v1beta1=true",
     ]
+
+
+def test_each_profile_is_checked_against_its_own_release():
+    old = Profile.resolve("gang-alpha-1.36")
+    check_known_gates(old)  # v1.36.3 still has GangScheduling and WorkloadAwarePreemption
+    assert {"GenericWorkload", "GangScheduling", "WorkloadAwarePreemption"} <= known_gates("v1.36.3")
+    assert not {"CompositePodGroup", "PodGroupPreemptionPolicy"} & known_gates("v1.36.3")
+    with pytest.raises(ProfileError, match="GangScheduling does not exist in v1.37 \\(merged into GenericWorkload"):
+        check_known_gates(old, "v1.37.2")
+    check_known_gates(old, "v1.99.0")  # no list for that release: its components' refusal is the verdict
 
 
 def test_known_gates_are_those_of_v1_37():

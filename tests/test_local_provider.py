@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from kubernetes import client, config
 
-from fixtures import binaries
+from fixtures import binaries, faults
 from fixtures.profiles import Profile
 from fixtures.providers.local import LocalControlPlane, reap_stale_runs
 
@@ -228,3 +228,16 @@ def test_keep_on_failure_leaves_the_cluster_and_the_tests_objects_until_stop_all
                        capture_output=True)
     assert wait_gone(pids) == []
     assert not Path(kubeconfig).exists()
+
+
+def test_fault_checks_are_not_applicable_with_a_forks_scheduler_binary(tmp_path, run_suite):
+    # A fork's kube-scheduler has no GangconfFaultReserve: the fault profile runs it without the plugin,
+    # and the checks that need it say why instead of failing.
+    fork = tmp_path / "fork" / "kube-scheduler"
+    fork.parent.mkdir()
+    fork.symlink_to(binaries.ensure().kube_scheduler.resolve())
+    run = run_suite("suites/test_permit.py", "-m", "not slow", "--profile=gang-fault", f"--scheduler-binary={fork}",
+                    "-rs", timeout=300)
+    assert run.returncode == 0, run.describe()
+    assert set(run.outcomes.values()) == {"skipped"} and len(run.outcomes) == 2, run.describe()
+    assert all(faults.NEEDS_OWN_BUILD in m for m in run.messages.values()), run.messages

@@ -73,3 +73,25 @@ def test_unknown_profile_name_lists_the_known_ones():
 def test_runtime_config_accepts_yaml_booleans(tmp_path: Path):
     profile = Profile.load(_write(tmp_path, HEADER + "runtimeConfig:\n  scheduling.k8s.io/v1beta1: true\n"))
     assert profile.runtime_config_flag() == "scheduling.k8s.io/v1beta1=true"
+
+
+def test_a_profile_names_its_release_through_its_node_images():
+    old = Profile.resolve("gang-alpha-1.36")
+    assert old.k8s_version == "v1.36.3" and old.gang_api_version == "v1alpha2"
+    assert Profile.resolve("gang-beta").k8s_version is None and Profile.resolve("gang-beta").gang_api_version == "v1beta1"
+    assert Profile.resolve("upgrade").name == "gang-upgrade"  # the short name of the upgrade profile
+
+
+@pytest.mark.parametrize(
+    ("nodes", "message"),
+    [
+        ("nodes:\n  - role: control-plane\n    image: kindest/node:latest\n", "does not name a release"),
+        ("nodes:\n  - role: control-plane\n    image: kindest/node:v1.36.3\n  - role: worker\n"
+         "    image: kindest/node:v1.37.2\n", "nodes name different releases \\(v1.36.3, v1.37.2\\)"),
+    ],
+    ids=["no-release", "two-releases"],
+)
+def test_node_images_that_do_not_name_one_release_are_refused(tmp_path: Path, nodes: str, message: str):
+    with pytest.raises(ProfileError, match=message) as info:
+        Profile.load(_write(tmp_path, HEADER + nodes))
+    assert "\n" not in str(info.value)

@@ -96,3 +96,59 @@ def test_a_malformed_object_is_skipped_with_one_line(caplog):
                                   "spec": {"schedulingPolicy": {"gang": {"minCount": "many"}}}}, "ns/g")
     assert len(caplog.records) == 3, caplog.text
     assert all("ignoring malformed" in r.getMessage() for r in caplog.records)
+
+
+def test_a_refused_binding_comes_back_to_the_loop_and_the_pod_is_retried(cluster_api, run_id, timeouts):
+    """Bindings are written off the loop; a refused one must reach the core as a binding failure.
+
+    The binding of a pod that is already on a node is refused with 409 by the API server; the
+    writer returns at once and reports the refusal to ``on_bind_failure``, which the runner turns
+    into ``Scheduler.binding_failed`` (forget the assumption, back off).
+    """
+    import threading
+
+    from fixtures.labels import managed_labels
+    from reference_scheduler.model import Pod
+    from reference_scheduler.runner import ApiWriter
+
+    core = client.CoreV1Api(cluster_api)
+    namespace = f"gc-bind-{run_id}".lower()[:63]
+    core.create_namespace({"metadata": {"name": namespace, "labels": managed_labels(run_id, "bind-refused")}})
+    refused = threading.Event()
+    seen: list[tuple[str, str, str]] = []
+
+    def report(pod, node, status):
+        seen.append((pod.name, node, status.message()))
+        refused.set()
+
+    writer = ApiWriter(cluster_api, "gangconf-reference", on_bind_failure=report)
+    try:
+        created = core.create_namespaced_pod(namespace, {
+            "metadata": {"name": "placed"},
+            "spec": {"nodeName": "elsewhere", "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}})
+        pod = Pod.from_api(cluster_api.sanitize_for_serialization(created))
+        assert writer.bind(pod, "n1").ok  # accepted for writing, not yet written
+        assert refused.wait(timeouts.scheduler_reacts), "the refused binding was never reported"
+        (name, node, message), = seen
+        assert (name, node) == ("placed", "n1") and message.startswith("binding rejected: 409"), seen
+    finally:
+        writer.close()
+        core.delete_namespace(namespace)
+
+
+def test_a_binding_failure_is_forgotten_and_retried_after_backoff():
+    """The core side: ``binding_failed`` drops the assumption, says why, and backs the pod off."""
+    from tests.reference.fakes import Cluster
+
+    cluster = Cluster()
+    cluster.nodes(1, cpu="2")
+    cluster.pod("solo", cpu="1")
+    cluster.fail_bind.add("solo")
+    cluster.scheduler.schedule_next()
+    assert "ns/solo" not in cluster.scheduler.assumed
+    assert cluster.conditions["solo"] == ("SchedulerError", "binding rejected")
+    assert cluster.binds == []
+    cluster.fail_bind.clear()
+    cluster.clock.advance(1)  # virtual time: the first backoff (one second) passes
+    cluster.run()
+    assert cluster.binds == [("solo", "n0")]

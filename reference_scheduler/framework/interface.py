@@ -17,6 +17,23 @@ from typing import Any, Callable, Protocol, runtime_checkable
 from reference_scheduler.framework.status import Status
 
 
+@dataclasses.dataclass(frozen=True)
+class CycleState:
+    """What a plugin may learn about the cycle it is called in.
+
+    ``pod_group_cycle`` is upstream's ``IsPodGroupSchedulingCycle()``: True while the pod-group
+    algorithm tries placements (its Reserve calls are trials, reverted at the end of the
+    algorithm), False when a placed pod is handed over to Permit and binding, and for a pod
+    without a group.
+    """
+
+    pod_group_cycle: bool = False
+
+
+TRIAL = CycleState(pod_group_cycle=True)
+HAND_OVER = CycleState(pod_group_cycle=False)
+
+
 @runtime_checkable
 class Plugin(Protocol):
     name: str
@@ -63,8 +80,12 @@ class ScorePlugin(Plugin, Protocol):
 
 @runtime_checkable
 class ReservePlugin(Plugin, Protocol):
-    def reserve(self, state: Any, pod: Any, node_name: str) -> Status:
-        """Claim what the pod needs on ``node_name`` before binding; a failure unreserves every plugin."""
+    def reserve(self, state: CycleState, pod: Any, node_name: str) -> Status:
+        """Claim what the pod needs on ``node_name`` before binding; a failure unreserves every plugin.
+
+        Runs when a pod is assumed: for each trial placement of the pod-group algorithm
+        (``state.pod_group_cycle``) and when a placed pod is handed over to Permit and binding.
+        """
 
     def unreserve(self, state: Any, pod: Any, node_name: str) -> None:
         """Undo :meth:`reserve`. Must be idempotent, and may be called even if reserve was not."""

@@ -15,7 +15,7 @@ NAME = "gangconf-reference"
 class Cluster:
     """A fake API server for the core: binds are applied back as informer updates, writes recorded."""
 
-    def __init__(self, features: frozenset[str] = frozenset()) -> None:
+    def __init__(self, features: frozenset[str] = frozenset(), fault_reserve_label: str | None = None) -> None:
         self.clock = SimClock()
         self.binds: list[tuple[str, str]] = []
         self.conditions: dict[str, tuple[str, str]] = {}  # pod -> (reason, message)
@@ -23,13 +23,14 @@ class Cluster:
         self.fail_bind: set[str] = set()
         self.preempted: list[tuple[str, str]] = []  # (victim, message)
         self.nominations: dict[str, str] = {}
-        self.scheduler = Scheduler(NAME, self.clock, self, features=features)
+        self.scheduler = Scheduler(NAME, self.clock, self, features=features, fault_reserve_label=fault_reserve_label)
 
     # Writer
     def bind(self, pod: Pod, node: str) -> Status:
         if pod.name in self.fail_bind:
             return Status.as_error("binding rejected")
         self.binds.append((pod.name, node))
+        self.nominations.pop(pod.name, None)  # the API server clears nominatedNodeName on binding
         self.scheduler.on_pod(dataclasses.replace(pod, node_name=node), pod.key)
         return Status.success()
 
@@ -45,7 +46,10 @@ class Cluster:
         self.scheduler.on_pod(None, victim.key)  # the fake kubelet deletes at once
 
     def nominate(self, pod: Pod, node: str) -> None:
-        self.nominations[pod.name] = node
+        if node:
+            self.nominations[pod.name] = node
+        else:
+            self.nominations.pop(pod.name, None)
 
     # Building the cluster
     def nodes(self, count: int, cpu: str = "2", gpus: int = 0, prefix: str = "n",
@@ -76,7 +80,7 @@ class Cluster:
     def pod(self, name: str, group: str | None = None, cpu: str = "1", gpus: int = 0, **kw) -> Pod:
         req = {"cpu": cpu, "memory": "64Mi", **({"nvidia.com/gpu": str(gpus)} if gpus else {})}
         pod = Pod("ns", name, scheduler_name=NAME, requests=Resources.from_map(req) + Resources(pods=1),
-                  pod_group=group, created=f"{self.clock.now():020.6f}-{name}", **kw)
+                  pod_group=group, created=kw.pop("created", f"{self.clock.now():020.6f}-{name}"), **kw)
         self.scheduler.on_pod(pod, pod.key)
         return pod
 
