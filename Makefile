@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 DOCTOR_ARGS ?=
 REPORTS     := reports
 
-.PHONY: setup build conformance test fault unit clean stop-all help doctor upgrade
+.PHONY: setup build conformance test fault unit mutation clean stop-all help doctor upgrade
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -33,11 +33,15 @@ conformance: build ## the conformance run on a local v1.37.2 cluster; results in
 	$(PY) -m pytest suites --profile=$(PROFILE) --k8s-version=$(K8S_VERSION) \
 		--junitxml=$(REPORTS)/junit.xml --alluredir=$(REPORTS)/allure-results --clean-alluredir $(PYTEST_ARGS)
 
-test: build ## the project's tests, then the suites against kube-scheduler and the reference scheduler
-	$(PY) -m pytest tests suites --k8s-version=$(K8S_VERSION) \
+test: build ## the project's tests, the suites against kube-scheduler and the reference scheduler, then the mutation check
+	$(PY) -m pytest tests suites --ignore=tests/test_mutation.py --k8s-version=$(K8S_VERSION) \
 		--junitxml=$(REPORTS)/junit-test.xml $(PYTEST_ARGS)
 	$(PY) -m pytest suites --scheduler=reference --k8s-version=$(K8S_VERSION) \
 		--junitxml=$(REPORTS)/junit-reference.xml $(PYTEST_ARGS)
+	$(MAKE) --no-print-directory mutation
+
+mutation: build ## the mutation check (slow, minutes): every deliberately broken reference scheduler must fail a check
+	$(PY) -m pytest tests/test_mutation.py -rxX --junitxml=$(REPORTS)/junit-mutation.xml
 
 fault: build ## the fault profile's checks (the Permit barrier and its 5-minute timeout) on both schedulers
 	$(PY) -m pytest suites/test_permit.py --profile=gang-fault --k8s-version=$(K8S_VERSION) \
@@ -49,7 +53,7 @@ upgrade: setup ## the upgrade checks, v1.36.3 to v1.37.2 on live etcd (builds v1
 	$(PY) -m pytest suites/test_upgrade.py --profile=upgrade --junitxml=$(REPORTS)/junit-upgrade.xml $(PYTEST_ARGS)
 
 unit: setup ## only the tests that need no cluster
-	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_builders.py tests/test_faults.py tests/reference $(PYTEST_ARGS)
+	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_builders.py tests/test_faults.py tests/test_mutants.py tests/reference $(PYTEST_ARGS)
 
 doctor: setup ## checklist of a cluster's gang-scheduling readiness: DOCTOR_ARGS="--kubeconfig PATH [--context NAME]" (default: a local PROFILE cluster)
 	$(PY) -m fixtures.doctor --profile=$(PROFILE) --k8s-version=$(K8S_VERSION) $(DOCTOR_ARGS)

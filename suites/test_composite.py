@@ -29,7 +29,7 @@ def _tree(gang, *, root_min: int | None, leaves: dict[str, int], workload: str =
     PodGroup templates ``leaves`` (name -> minCount); then the root CompositePodGroup and the leaf
     PodGroups. ``root_min`` None makes the root ``basic``; ``*_key`` add topology constraints."""
     leaf_keys = leaf_keys or {}
-    gang.create(gang.workload_manifest(workload, composite_templates=[gang.composite_template(
+    gang.create(gang.workload_manifest(workload, None, composite=[gang.composite_template(
         root, min_group_count=root_min, topology_key=root_key,
         pod_groups=[gang.template(name, min_count=n, topology_key=leaf_keys.get(name))
                     for name, n in leaves.items()])]))
@@ -130,7 +130,7 @@ def test_pods_wait_untouched_while_a_composite_pod_group_of_their_tree_is_missin
       4. Create ``mid`` (gang, minGroupCount 1, parent ``top``): both members are bound.
     """
     pool.add(2, NodeShape(cpu="4"))
-    gang.create(gang.workload_manifest("train", composite_templates=[gang.composite_template(
+    gang.create(gang.workload_manifest("train", None, composite=[gang.composite_template(
         "top", min_group_count=1, composites=[gang.composite_template(
             "mid", min_group_count=1, pod_groups=[gang.template("a", min_count=2)])])]))
     gang.composite_pod_group("top", workload=("train", "top"), min_group_count=1)
@@ -265,7 +265,7 @@ def test_composite_pod_group_has_no_finalizer_and_is_deleted_at_once(pool, gang,
          delete returns 404, and the members keep their nodes over the ``stays_pending`` window.
     """
     pool.add(2, NodeShape(cpu="4"))
-    gang.create(gang.workload_manifest("train", composite_templates=[gang.composite_template(
+    gang.create(gang.workload_manifest("train", None, composite=[gang.composite_template(
         "root", pod_groups=[gang.template("a", min_count=2)])]))
     created = gang.composite_pod_group("root", workload=("train", "root"))
     assert not created["metadata"].get("finalizers"), created["metadata"]

@@ -100,12 +100,17 @@ def test_basic_group_places_members_independently(pool, gang, recorder, timeouts
 
     Scenario:
       1. A pool of 2 nodes with 2 CPUs each.
-      2. Basic group ``some`` with 3 members of 2 CPUs: 2 bound, 1 Unschedulable, group Scheduled.
-      3. Basic group ``none`` with 2 members of 4 CPUs: none bound, group Unschedulable.
+      2. The 3 members (2 CPUs each) of basic group ``some`` are created before their PodGroup, so
+         that its creation releases all of them into one cycle (created one after the other, each
+         could get a cycle of its own, where all-or-nothing and partial placement look alike).
+      3. PodGroup ``some``: 2 members bound, 1 Unschedulable, group Scheduled.
+      4. Basic group ``none`` with 2 members of 4 CPUs: none bound, group Unschedulable.
     """
     pool.add(2, NodeShape(cpu="2"))
-    gang.pod_group("some")
     some = gang.pods("some", 3, group="some", cpu="2")
+    recorder.eventually(lambda s: all(n in s.pods for n in some), timeout=timeouts.observe,
+                        describe="the 3 members of 'some' are recorded")
+    gang.pod_group("some")
     state = recorder.eventually(lambda s: len(s.bound("some")) == 2, timeout=timeouts.gang_scheduled,
                                 describe="2 of 3 members of the basic group bound")
     left = next(n for n in some if n not in {p["metadata"]["name"] for p in state.bound("some")})

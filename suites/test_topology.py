@@ -168,7 +168,7 @@ def test_parent_domain_narrows_the_domains_of_its_children(pool, gang, recorder,
     for name, z, cpu in (("r1", "z1", "2"), ("r2", "z1", "8"), ("r3", "z2", "8"), ("r4", "z2", "2")):
         for node in pool.add(1, NodeShape(cpu=cpu), prefix=f"{name}-", labels=[{zone: z, rack: name}]):
             racks[node] = (z, name)
-    gang.create(gang.workload_manifest("train", composite_templates=[gang.composite_template(
+    gang.create(gang.workload_manifest("train", None, composite=[gang.composite_template(
         "job", min_group_count=2, topology_key=zone,
         pod_groups=[gang.template(leaf, min_count=2, topology_key=rack) for leaf in ("a", "b")])]))
     gang.composite_pod_group("job", workload=("train", "job"), min_group_count=2, topology_key=zone)

@@ -1,7 +1,7 @@
 """The builders' manifests and the pools' label handling, without a cluster.
 
 A manifest is a plain dict: these tests pin the field names the alpha checks depend on (they are
-the v1.37 JSON names) and the refusals of bad input.
+the v1.37 JSON names) and the refusal of a label list that does not match the node count.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from kubernetes import client
 
-from fixtures.builders import ALPHA, SCHEDULING, GangBuilder
+from fixtures.builders import SCHEDULING, SCHEDULING_ALPHA, GangBuilder
 from fixtures.observe import Observation, State
 from fixtures.pools import check_labels, topology_key
 
@@ -37,7 +37,7 @@ def test_pod_group_in_a_tree_with_a_topology_constraint_and_a_policy(gang):
 
 def test_composite_pod_group_is_v1alpha3_and_needs_its_workload(gang):
     cpg = gang.composite_pod_group_manifest("root", workload=("w", "root"), min_group_count=2, topology_key="z")
-    assert cpg["apiVersion"] == "/".join(ALPHA) and cpg["kind"] == "CompositePodGroup"
+    assert cpg["apiVersion"] == "/".join(SCHEDULING_ALPHA) and cpg["kind"] == "CompositePodGroup"
     assert cpg["spec"] == {"schedulingPolicy": {"gang": {"minGroupCount": 2}},
                            "workloadRef": {"workloadName": "w", "templateName": "root"},
                            "schedulingConstraints": {"topology": [{"key": "z"}]}}
@@ -45,19 +45,12 @@ def test_composite_pod_group_is_v1alpha3_and_needs_its_workload(gang):
 
 
 def test_workload_with_composite_templates(gang):
-    wl = gang.workload_manifest("w", composite_templates=[gang.composite_template(
+    wl = gang.workload_manifest("w", None, composite=[gang.composite_template(
         "root", min_group_count=1, composites=[gang.composite_template("mid", pod_groups=[gang.template("a", min_count=2)])])])
     (root,) = wl["spec"]["compositePodGroupTemplates"]
     assert "podGroupTemplates" not in wl["spec"]
     assert root["compositePodGroupTemplates"][0]["podGroupTemplates"] == [
         {"name": "a", "schedulingPolicy": {"gang": {"minCount": 2}}}]
-
-
-def test_workload_needs_exactly_one_kind_of_template(gang):
-    with pytest.raises(ValueError, match="either podGroupTemplates or compositePodGroupTemplates"):
-        gang.workload_manifest("w", [gang.template("a")], composite_templates=[])
-    with pytest.raises(ValueError, match="either podGroupTemplates or compositePodGroupTemplates"):
-        gang.workload_manifest("w")
 
 
 def test_job_pod_template_is_the_test_pod(gang):

@@ -1,0 +1,1 @@
+"""Test-only: deliberate bugs for the reference scheduler, and the launcher that applies them."""
