@@ -53,7 +53,7 @@ upgrade: setup ## the upgrade checks, v1.36.3 to v1.37.2 on live etcd (builds v1
 	$(PY) -m pytest suites/test_upgrade.py --profile=upgrade --junitxml=$(REPORTS)/junit-upgrade.xml $(PYTEST_ARGS)
 
 unit: setup ## only the tests that need no cluster
-	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_faults.py tests/test_mutants.py tests/reference $(PYTEST_ARGS)
+	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_builders.py tests/test_faults.py tests/test_mutants.py tests/reference $(PYTEST_ARGS)
 
 doctor: setup ## checklist of a cluster's gang-scheduling readiness: DOCTOR_ARGS="--kubeconfig PATH [--context NAME]" (default: a local PROFILE cluster)
 	$(PY) -m fixtures.doctor --profile=$(PROFILE) --k8s-version=$(K8S_VERSION) $(DOCTOR_ARGS)
