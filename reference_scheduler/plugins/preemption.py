@@ -25,9 +25,17 @@ from reference_scheduler.model import Pod, PodGroup
 from reference_scheduler.nodeinfo import NodeInfo, Snapshot
 
 NAME = "DefaultPreemption"
-NO_VICTIMS_FOR_GROUP = "pod group preemption: No preemption victims found for incoming preemptor"
+#: What v1.37.2 puts before every PodGroupPostFilter verdict of this plugin.
+PREFIX = "pod group preemption: "
+NO_VICTIMS_FOR_GROUP = f"{PREFIX}No preemption victims found for incoming preemptor"
+NOT_ELIGIBLE = f"{PREFIX}not eligible due to preemptionPolicy=Never."
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS_FOR_POD = "No preemption victims found for incoming pod"
+
+
+def found_placement(victims: int) -> str:
+    """The verdict of a successful PodGroupPostFilter; ``victims`` counts pods, not units."""
+    return f"{PREFIX}found a placement for podgroup, preempting {victims} victims"
 
 
 def disruption_message(scheduler_name: str, by_group: bool) -> str:

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference_scheduler.model import Pod, PodGroup, Resources
-from reference_scheduler.plugins.preemption import victim_units
+from reference_scheduler.plugins.preemption import NOT_ELIGIBLE, found_placement, victim_units
+from reference_scheduler.scheduler import CLAIMS_RELEASED, PREEMPTION_POLICY
 
 LOW, HIGH = 10, 1000
 DISRUPTION_BY_POD = "gangconf-reference: preempting to accommodate a higher priority pod"
@@ -105,13 +106,55 @@ def test_preempt_001_no_victims_when_nothing_has_lower_priority():
 
 
 def test_preempt_005_preemption_policy_never_does_not_preempt():
-    cluster = Cluster()
+    # PodGroupPreemptionPolicy on: the PodGroup's own policy decides (its members match it).
+    cluster = Cluster(features=frozenset({PREEMPTION_POLICY}))
     _victim_gang(cluster, "all")
     cluster.group("pre", min_count=1, priority=HIGH, preemption_policy="Never")
-    cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH)
+    cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH, preemption_policy="Never")
     cluster.run()
     assert cluster.preempted == [] and len(cluster.bound("victims-")) == 2
-    assert cluster.group_conditions["pre"][-1][:2] == (False, "Unschedulable")
+    status, reason, message = cluster.group_conditions["pre"][-1]
+    assert (status, reason) == (False, "Unschedulable")
+    # v1.37.2: DynamicResources reports first at PodGroupPostFilter, then DefaultPreemption.
+    assert message.endswith(f", {CLAIMS_RELEASED}, {NOT_ELIGIBLE}"), message
+
+
+def test_preempt_005_with_the_gate_off_a_member_with_never_keeps_the_group_from_preempting():
+    cluster = Cluster()
+    _victim_gang(cluster, "all")
+    cluster.group("pre", min_count=1, priority=HIGH)  # the API server drops the field with the gate off
+    cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH, preemption_policy="Never")
+    cluster.run()
+    assert cluster.preempted == [] and len(cluster.bound("victims-")) == 2
+    assert cluster.group_conditions["pre"][-1][2].endswith(NOT_ELIGIBLE)
+
+
+def test_preemptpolicy_001_with_the_gate_on_members_must_match_the_group_policy():
+    cluster = Cluster(features=frozenset({PREEMPTION_POLICY}))
+    cluster.nodes(1, cpu="8")
+    cluster.group("g", min_count=1, preemption_policy="Never")
+    cluster.pod("g-0", group="g")  # PreemptLowerPriority
+    cluster.run()
+    assert cluster.binds == []
+    assert cluster.conditions["g-0"] == (
+        "SchedulerError", "all pods in a single pod group should have the same preemption policy as the pod "
+                          "group's preemption policy, got PreemptLowerPriority and Never")
+
+
+def test_preempt_001_waiting_members_carry_the_group_verdict_with_the_preemption_outcome():
+    cluster = Cluster()
+    cluster.nodes(1, cpu="8", gpus=2)
+    cluster.pod("victim", gpus=1, priority=LOW)
+    cluster.run()
+    cluster.group("pre", min_count=2, priority=HIGH)
+    cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH)
+    cluster.pod("pre-1", group="pre", gpus=1, priority=HIGH)
+    cluster.scheduler.schedule_next()  # one cycle: it preempts and waits for the victim to go
+    message = cluster.group_conditions["pre"][-1][2]
+    assert message == f"minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, {found_placement(1)}", message
+    # the member that fit carries the group's verdict as it is, the other its own fit error
+    assert cluster.conditions["pre-0"][1] == message, cluster.conditions
+    assert cluster.conditions["pre-1"][1] == "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.", cluster.conditions
 
 
 def test_preempt_004_reprieve_keeps_the_more_important_units():
