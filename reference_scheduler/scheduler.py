@@ -57,6 +57,9 @@ TOPOLOGY_AWARE, COMPOSITE = "TopologyAwareWorkloadScheduling", "CompositePodGrou
 PREEMPTION_POLICY = "PodGroupPreemptionPolicy"
 #: The feature gates the reference scheduler knows beyond GenericWorkload (which it always has).
 FEATURES = frozenset({TOPOLOGY_AWARE, COMPOSITE, PREEMPTION_POLICY})
+#: DynamicResources' PodGroupPostFilter verdict when it had no claim to release (v1.37.2 reports
+#: it for every PodGroup it looks at; it runs before DefaultPreemption).
+CLAIMS_RELEASED = "deallocation and deletion of ResourceClaims completed"
 
 
 class Writer(Protocol):
@@ -143,12 +146,11 @@ class _Outcome:
     tried: set[str] = dataclasses.field(default_factory=set)
     #: The cycle's snapshot with this outcome's placements added (successful outcomes only).
     snapshot: Snapshot | None = None
-    #: The text upstream's ``Status.AsError()`` gives: the status's own message, or
-    #: "pod group is unschedulable" where v1.37 wraps the status around that error.
-    error: str = ""
 
     def error_text(self) -> str:
-        return self.error or self.status.message()
+        """Upstream's ``AsError()`` text of the status: "pod group is unschedulable" where v1.37
+        wraps the status around that error, else the status's own message."""
+        return self.status.as_error_text()
 
 
 @dataclasses.dataclass
@@ -697,13 +699,6 @@ class Scheduler:
                         f"got {pod.preemption_policy} and {policy}")
         return None
 
-    def _group_preempts(self, group: PodGroup, pods: list[Pod]) -> bool:
-        """Whether a group may preempt: its own policy with PodGroupPreemptionPolicy, else none of its
-        pending members may say ``Never``."""
-        if self.group_preemption_policy:
-            return group.preemption_policy != "Never"
-        return all(p.preemption_policy != "Never" for p in pods)
-
     def _group_cycle(self, entity: _Entity) -> None:
         group = self.groups[entity.key[6:]]
         root = self._tree_root(group)
@@ -726,15 +721,16 @@ class Scheduler:
             self._submit_success(group, pods, outcome)
             entity.attempts = 0
             return
+        if outcome.status.ok:  # nothing new placed counts as a failure, wrapped around the bare error
+            outcome.status = Status.of(Code.UNSCHEDULABLE).with_error(POD_GROUP_UNSCHEDULABLE)
 
-        # The group failed: nothing is bound; every member says why.
-        message = outcome.status.message() if not outcome.status.ok else POD_GROUP_UNSCHEDULABLE
-        # v1.37.2: members the cycle never tried (it ended early) carry the PlacementFeasible
-        # status alone, without the prefix or the preemption outcome; if it ended before the
-        # first member, they carry the prefixed form.
-        untried = message if outcome.tried else f"{POD_GROUP_UNSCHEDULABLE}, {message}"
-        message = f"{message}, {self._preempt_for_group(group, pods)}"
-        self._submit_failure(group, pods, outcome, message, untried)
+        # The group failed: nothing is bound; every member says why. Members the cycle never
+        # tried carry the group's verdict as it was before PodGroupPostFilter ran; the PodGroup
+        # and the members that fit carry it with the post-filter outcome appended.
+        verdict = outcome.status.message()
+        post = self._pod_group_post_filter(group, pods)
+        self._submit_failure(group, pods, outcome, f"{verdict}, {post.message()}", untried=verdict,
+                             waiting=post.ok)
         self._back_off(entity, len(pods))
 
     def _submit_success(self, group: PodGroup, pods: list[Pod], outcome: _Outcome) -> None:
@@ -773,18 +769,19 @@ class Scheduler:
                 self.writer.pod_unschedulable(pod, "Unschedulable", outcome.misfits[pod.key])
 
     def _submit_failure(self, group: PodGroup, pods: list[Pod], outcome: _Outcome, message: str,
-                        untried: str | None = None) -> None:
+                        untried: str | None = None, *, waiting: bool = False) -> None:
         """A failed group: nothing is bound; each member says why, the PodGroup says ``Unschedulable``.
 
         A member that did not fit gives its own fit error; one that fit (or, with ``untried`` None,
-        any other) gives ``pod group is unschedulable, <message>``; one the cycle never tried gives
-        ``untried``.
+        any other) gives ``pod group is unschedulable, <message>``, or ``message`` alone while the
+        group waits for its victims to go (``waiting``); one the cycle never tried gives ``untried``.
         """
         for pod in pods:
             if pod.key in outcome.misfits:
                 self.writer.pod_unschedulable(pod, "Unschedulable", outcome.misfits[pod.key])
-            elif untried is None or pod.key in outcome.tried or outcome.status.ok:
-                self.writer.pod_unschedulable(pod, "Unschedulable", f"{POD_GROUP_UNSCHEDULABLE}, {message}")
+            elif untried is None or pod.key in outcome.tried:
+                self.writer.pod_unschedulable(pod, "Unschedulable",
+                                              message if waiting else f"{POD_GROUP_UNSCHEDULABLE}, {message}")
             else:
                 self.writer.pod_unschedulable(pod, "Unschedulable", untried)
         self._set_group_condition(group, False, "Unschedulable", message)
@@ -837,9 +834,12 @@ class Scheduler:
             if outcome.status.ok:
                 feasible.append((placement, outcome, proposed, payload))
         if not feasible:
+            # v1.37.2 reports the first candidate's attempt, members and all, under a verdict
+            # wrapped around "pod group is unschedulable".
             outcome, payload = first
             failed = Status.of(Code.UNSCHEDULABLE, topology.placements_unavailable(len(placements), outcome.error_text()))
-            return _Outcome(failed, misfits=outcome.misfits), payload
+            return _Outcome(failed.with_error(POD_GROUP_UNSCHEDULABLE), misfits=outcome.misfits,
+                            tried=outcome.tried), payload
         scheduled = sum(self.group_state(leaf.namespace, leaf.name).scheduled for leaf in leaves)
         best, status = topology.best_placement([
             (placement, scheduled, proposed, [snapshot[n] for n in placement.nodes])
@@ -871,7 +871,7 @@ class Scheduler:
         remaining = len(pods)
         outcome = _Outcome(self._feasible(group, scheduled, remaining))
         if outcome.status.code is Code.UNSCHEDULABLE:
-            outcome.error = POD_GROUP_UNSCHEDULABLE  # v1.37 wraps the first check's verdict
+            outcome.status = outcome.status.with_error(POD_GROUP_UNSCHEDULABLE)  # v1.37 wraps the first check's verdict
             return outcome
         reserved: list[tuple[Pod, str]] = []
         for pod in pods:
@@ -894,8 +894,8 @@ class Scheduler:
             if outcome.status.code is Code.UNSCHEDULABLE:
                 break  # PlacementFeasible ended the cycle early
         if outcome.status.code is Code.WAIT:
-            outcome.status = Status.of(Code.UNSCHEDULABLE, *outcome.status.reasons, plugin=outcome.status.plugin)
-            outcome.error = POD_GROUP_UNSCHEDULABLE
+            outcome.status = Status.of(Code.UNSCHEDULABLE, *outcome.status.reasons,
+                                       plugin=outcome.status.plugin).with_error(POD_GROUP_UNSCHEDULABLE)
         for pod, node in reserved:
             self._unreserve(pod, node, TRIAL)
         if outcome.status.ok:
@@ -922,13 +922,16 @@ class Scheduler:
         results: dict[str, _Outcome] = {}
         outcome = self._evaluate_composite(root, self._snapshot(everyone), None, pending, results)
         if outcome.status.ok and not any(results[leaf.key].placed for leaf in leaves if leaf.key in results):
-            outcome.status = Status.of(Code.UNSCHEDULABLE)  # success needs at least one pod placed
+            # success needs at least one pod placed
+            outcome.status = Status.of(Code.UNSCHEDULABLE).with_error(POD_GROUP_UNSCHEDULABLE)
             results[root_key] = outcome
 
         def propagate(key: str, parent: _Outcome) -> None:
+            # A child its parent's failure takes down (or one the parent never tried) carries the
+            # parent's verdict, and none of its members counts as tried.
             mine = results.get(key)
             if mine is None or (not parent.status.ok and mine.status.ok):
-                mine = results[key] = _Outcome(parent.status, error=parent.error)
+                mine = results[key] = _Outcome(parent.status)
             for child in self.children(key):
                 propagate(child.key, mine)
 
@@ -942,7 +945,8 @@ class Scheduler:
                 if entity is not None:
                     entity.attempts = 0
             elif pods:
-                self._submit_failure(leaf, pods, result, result.status.message() or POD_GROUP_UNSCHEDULABLE)
+                message = result.status.message() if not result.status.ok else POD_GROUP_UNSCHEDULABLE
+                self._submit_failure(leaf, pods, result, message, untried=message)
                 if entity is not None:
                     self._back_off(entity, len(everyone))  # the tree is one entity upstream
 
@@ -985,19 +989,44 @@ class Scheduler:
                 if outcome.status.code is Code.UNSCHEDULABLE:
                     break
         if outcome.status.code is Code.WAIT:
-            outcome.status = Status.of(Code.UNSCHEDULABLE, *outcome.status.reasons, plugin=outcome.status.plugin)
-            outcome.error = POD_GROUP_UNSCHEDULABLE
+            outcome.status = Status.of(Code.UNSCHEDULABLE, *outcome.status.reasons,
+                                       plugin=outcome.status.plugin).with_error(POD_GROUP_UNSCHEDULABLE)
         if outcome.status.ok:
             outcome.snapshot = snapshot
         results[cpg.key] = outcome
         return outcome
 
-    def _preempt_for_group(self, group: PodGroup, pods: list[Pod]) -> str:
-        """PodGroupPostFilter (DefaultPreemption for a pod group); returns its verdict's text."""
-        if not self._group_preempts(group, pods):
-            return preemption.NOT_ELIGIBLE_FOR_GROUP
+    def _pod_group_post_filter(self, group: PodGroup, pods: list[Pod]) -> Status:
+        """PodGroupPostFilter as v1.37.2's default profile runs it: DynamicResources, then DefaultPreemption.
+
+        A Success or an UnschedulableAndUnresolvable verdict ends the run and is the outcome on
+        its own; Unschedulable verdicts are gathered. DynamicResources has no claim to release
+        here; it says so for a PodGroup, but not for one with a topology constraint (it does not
+        handle those when TopologyAwareWorkloadScheduling is on).
+        """
+        reasons: list[str] = []
+        if not (self.topology_aware and group.topology_key):
+            reasons.append(CLAIMS_RELEASED)
+        status = self._preempt_for_group(group, pods)
+        if status.ok or status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+            return status
+        return Status.of(Code.UNSCHEDULABLE, *reasons, *status.reasons, plugin=status.plugin)
+
+    def _preempt_for_group(self, group: PodGroup, pods: list[Pod]) -> Status:
+        """DefaultPreemption's PodGroupPostFilter (workload-aware preemption), as a Status.
+
+        The preemptor's policy is the PodGroup's with PodGroupPreemptionPolicy on; with it off,
+        any member with ``preemptionPolicy: Never`` makes the group's Never.
+        """
+        never = (group.preemption_policy == "Never" if self.group_preemption_policy
+                 else any(p.preemption_policy == "Never" for p in pods))
+        if never:
+            return Status.of(Code.UNSCHEDULABLE, preemption.NOT_ELIGIBLE, plugin=preemption.NAME)
         units = preemption.victim_units([p for p in self.pods.values() if p.node_name and p.group_key != group.key],
                                         self.groups)
+        if not any(unit.priority < group.priority for unit in units):
+            return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, preemption.NO_VICTIMS_FOR_GROUP,
+                             plugin=preemption.NAME)
         base = self._snapshot(pods)
 
         def place(trial: Snapshot) -> tuple[list[tuple[Pod, str]], str]:
@@ -1007,12 +1036,15 @@ class Scheduler:
             return [], outcome.status.message() or POD_GROUP_UNSCHEDULABLE
 
         result = preemption.preempt_for_group(group.priority, base, units, place, self._fits)
-        if result.victims:
-            self._evict(result.victims, by_group=True, scheduler_name=pods[0].scheduler_name)
-            for pod, node in result.assignments:
-                self.nominated[pod.key] = node
-                self.writer.nominate(pod, node)
-        return result.message
+        if not result.assignments:
+            # Even without every lower-priority unit the group does not place: the verdict of that trial.
+            return Status.of(Code.UNSCHEDULABLE, f"{preemption.PREFIX}{result.failure}", plugin=preemption.NAME)
+        self._evict(result.victims, by_group=True, scheduler_name=pods[0].scheduler_name)
+        for pod, node in result.assignments:
+            self.nominated[pod.key] = node
+            self.writer.nominate(pod, node)
+        return Status.of(Code.SUCCESS, preemption.found_placement(sum(len(u.pods) for u in result.victims)),
+                         plugin=preemption.NAME)
 
     def _set_group_condition(self, group: PodGroup, status: bool, reason: str, message: str) -> None:
         current = self.groups.get(group.key, group)

@@ -52,7 +52,8 @@ def test_initially_scheduled_condition_stays_true_when_later_cycles_fail(pool, g
     since = recorder.mark()
 
     gang.delete_pods(first)
-    recorder.eventually(lambda s: _gone(s, first), timeout=timeouts.cleanup, describe="the first members are gone")
+    recorder.eventually(lambda s: _gone(s, first), timeout=timeouts.cleanup, describe="the first members are gone",
+                        after=since)
     later = gang.pods("once-late", 2, group="once", cpu="4")
     state = recorder.eventually(
         lambda s: all((s.pod_condition(n) or {}).get("status") == "False" and s.events_for(n, "FailedScheduling")
@@ -93,16 +94,22 @@ def test_replacements_for_deleted_members_count_the_running_ones(pool, gang, rec
         timeout=timeouts.gang_scheduled, describe="all 3 members bound and the PodGroup Scheduled")
     status_before = state.podgroups["crew"].get("status")
 
+    # Waits look only at what follows the deletions (``after``): a pod not yet created is "gone"
+    # too, and the state where the 3 original members were bound satisfies a count.
+    since = recorder.mark()
     gang.delete_pod("crew-0")
-    recorder.eventually(lambda s: _gone(s, ["crew-0"]), timeout=timeouts.cleanup, describe="crew-0 is gone")
+    recorder.eventually(lambda s: _gone(s, ["crew-0"]), timeout=timeouts.cleanup, describe="crew-0 is gone",
+                        after=since)
     gang.pod("crew-r0", group="crew", cpu="2")
-    state = recorder.eventually(lambda s: len(s.bound("crew")) == 3, timeout=timeouts.gang_scheduled,
+    state = recorder.eventually(lambda s: _names(s.bound("crew")) == {"crew-1", "crew-2", "crew-r0"},
+                                timeout=timeouts.gang_scheduled,
                                 describe="the replacement crew-r0 bound beside the 2 running members")
     assert state.podgroups["crew"].get("status") == status_before, (status_before, state.podgroups["crew"])
 
+    since = recorder.mark()
     gang.delete_pods(["crew-1", "crew-r0"])
     recorder.eventually(lambda s: _gone(s, ["crew-1", "crew-r0"]), timeout=timeouts.cleanup,
-                        describe="crew-1 and crew-r0 are gone")
+                        describe="crew-1 and crew-r0 are gone", after=since)
     gang.pod("crew-r1", group="crew", cpu="2")
     recorder.never(lambda s: s.bound("crew", prefix="crew-r1"), window=timeouts.stays_pending,
                    describe="a replacement is not bound while running + replacements < minCount")
@@ -155,7 +162,7 @@ def test_pending_members_wait_when_their_podgroup_is_deleted(pool, gang, recorde
     since = recorder.mark()
 
     gang.drop_finalizers("gone")
-    recorder.eventually(lambda s: "gone" not in s.podgroups, timeout=timeouts.observe,
+    recorder.eventually(lambda s: "gone" not in s.podgroups, timeout=timeouts.observe, after=since,
                         describe="the PodGroup is gone once its finalizer is removed")
     pool.add(2, NodeShape(cpu="2"))
     waiting = gang.pods("gone", 2, start=3, group="gone", cpu="2")
@@ -214,7 +221,7 @@ def test_protection_finalizer_is_removed_only_when_no_active_member_remains(pool
     assert FINALIZER in (recorder.current().podgroups["kept"]["metadata"].get("finalizers") or [])
 
     gang.delete_pod(pending)
-    recorder.eventually(lambda s: "kept" not in s.podgroups, timeout=timeouts.scheduler_reacts,
+    recorder.eventually(lambda s: "kept" not in s.podgroups, timeout=timeouts.scheduler_reacts, after=since,
                         describe="the PodGroup is gone once no active member remains")
 
 

@@ -230,13 +230,13 @@ def test_suites_run_on_a_foreign_cluster_and_leave_its_objects_untouched(foreign
     before = _snapshot(api)
     proc = _child(tmp_path, "suites/test_quorum.py", "suites/test_cycle.py", "suites/test_api_surface.py",
                   "suites/test_deadlock.py", "--provider=existing", f"--kubeconfig={kubeconfig}",
-                  f"--context={CONTEXT}", "--require-context", f"--scheduler={scheduler}", "-rA", timeout=900)
+                  f"--context={CONTEXT}", "--require-context", f"--scheduler={scheduler}", "-rA",
+                  "-n", "3", timeout=900)  # side by side: the controller attaches once, the workers share it
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-6000:]
     described = [l for l in proc.stdout.splitlines() if l.startswith("gangconf: existing cluster")]
     assert len(described) == 1 and f"context {CONTEXT}" in described[0] and "extended resources" in described[0], out
-    suffix = "-reference" if scheduler == "reference" else ""
-    summary = json.loads((tmp_path / "reports" / f"conformance{suffix}.json").read_text())
+    summary = json.loads((tmp_path / "reports" / "results" / f"beta-{scheduler}.json").read_text())
     outcomes = {c["id"] + " " + c["test"].split("::")[-1]: c["outcome"] for c in summary["checks"]}
     assert summary["counts"]["failed"] == 0 and summary["counts"]["passed"] >= 9, outcomes
     # The deadlock scenario needs 12 nodes of its own; the vendor has 4: not applicable, with the reason.
@@ -263,8 +263,7 @@ def test_fault_checks_need_the_local_plugin_unless_the_reference_scheduler_is_ju
                   timeout=600)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-6000:]
-    suffix = "-reference" if scheduler == "reference" else ""
-    checks = json.loads((tmp_path / "reports" / f"conformance{suffix}.json").read_text())["checks"]
+    checks = json.loads((tmp_path / "reports" / "results" / f"fault-{scheduler}.json").read_text())["checks"]
     assert {c["id"] for c in checks} == {"GANG-PERMIT-001", "GANG-PERMIT-002"}, checks
     if scheduler == "kube-scheduler":
         # Its kube-scheduler is not the harness's build: there is no fault plugin to switch on.

@@ -228,12 +228,13 @@ def test_fails_on_purpose(pool, gang):
 '''
 
 
-def test_keep_on_failure_leaves_the_cluster_and_the_tests_objects_until_stop_all(tmp_path):
+@pytest.mark.parametrize("side_by_side", [[], ["-n", "2"]], ids=["one-process", "side-by-side"])
+def test_keep_on_failure_leaves_the_cluster_and_the_tests_objects_until_stop_all(tmp_path, side_by_side):
     (tmp_path / "test_fail.py").write_text(_FAILING_TEST)
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "fixtures.plugin", "-p", "no:pytest-kind", "-p", "no:cacheprovider",
          "-q", "--rootdir", str(tmp_path), "-c", os.devnull, f"--reports-dir={tmp_path / 'reports'}",
-         "--keep-on-failure", str(tmp_path / "test_fail.py")],
+         "--keep-on-failure", *side_by_side, str(tmp_path / "test_fail.py")],
         cwd=REPO, capture_output=True, text=True, timeout=180)
     assert proc.returncode == 1, proc.stdout
     line = next((l for l in proc.stdout.splitlines() if "kept the cluster for inspection" in l), None)
@@ -253,6 +254,35 @@ def test_keep_on_failure_leaves_the_cluster_and_the_tests_objects_until_stop_all
                        capture_output=True)
     assert wait_gone(pids) == []
     assert not Path(kubeconfig).exists()
+
+
+def test_a_port_taken_before_its_component_binds_it_means_a_new_start(tmp_path, monkeypatch):
+    """A port another process binds between the pick and the component's start costs a retry, not the run."""
+    import socket
+
+    from fixtures.providers import local
+
+    taken = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    picks = []
+    real = local.free_port
+
+    def pick() -> int:
+        picks.append(None)
+        return port if len(picks) == 6 else real()  # the 6th pick of the first start is kwok's
+
+    monkeypatch.setattr(local, "free_port", pick)
+    cp = LocalControlPlane(binaries.ensure(), Profile.resolve("gang-beta"), tmp_path / "run")
+    try:
+        cp.start()
+        kwok = Path(f"/proc/{cp.component('kwok').pid}/cmdline").read_bytes().decode().split("\0")
+        assert f"--server-address=127.0.0.1:{port}" not in kwok and len(picks) == 12, (kwok, len(picks))
+        assert "address already in use" in (tmp_path / "run" / "logs" / "kwok.log").read_text()
+    finally:
+        cp.stop()
+        taken.close()
 
 
 def test_fault_checks_are_not_applicable_with_a_forks_scheduler_binary(tmp_path, run_suite):

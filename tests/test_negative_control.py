@@ -47,7 +47,8 @@ def _select(names) -> str:
 @pytest.mark.slow
 def test_gang_checks_fail_when_the_gangscheduling_plugin_is_disabled(run_suite):
     """A kube-scheduler whose config disables GangScheduling places gangs partially; the suite MUST say so."""
-    run = run_suite("suites", "-k", _select([*NEEDS_THE_PLUGIN, PLUGIN_INDEPENDENT]),
+    # Side by side (-n 3): the failures' diagnostics are then written by the workers.
+    run = run_suite("suites", "-k", _select([*NEEDS_THE_PLUGIN, PLUGIN_INDEPENDENT]), "-n", "3",
                     f"--scheduler-config={DATA / 'scheduler-gang-disabled.yaml'}",
                     "--second-scheduler-name=gangconf-second", timeout=1800)
     assert run.outcomes.get(PLUGIN_INDEPENDENT) == "passed", run.describe()

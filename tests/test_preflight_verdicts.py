@@ -6,6 +6,8 @@ gang check to be reported not applicable with the verdict, and the run to succee
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from fixtures.preflight import GATE_FLAG, RUNTIME_FLAG
@@ -27,5 +29,11 @@ def test_negative_profile_makes_every_gang_check_not_applicable_with_the_fix(run
     verdicts = [l for l in run.stdout.splitlines() if l.startswith("gangconf preflight [NOT READY]")]
     assert len(verdicts) == 1 and switch in verdicts[0], run.stdout
     conformance_checks = [n for n in run.outcomes if not n.startswith("test_plain_pods")]  # the demo is no check
-    summary = (run.reports / "summary.md").read_text()
-    assert summary.rstrip().endswith(f"0 passed, 0 failed, {len(conformance_checks)} not applicable"), summary
+    merged = json.loads((run.reports / "conformance.json").read_text())
+    cells = [e["outcomes"]["kube-scheduler"] for e in merged["behaviours"].values()
+             if e["outcomes"].get("kube-scheduler", {}).get("checks")]
+    assert {c["outcome"] for c in cells} == {"not applicable"}, cells
+    assert sum(len(c["checks"]) for c in cells) == len(conformance_checks), cells
+    assert all(switch in c["reason"] for c in cells), cells
+    text = (run.reports / "conformance.md").read_text()
+    assert text.rstrip().endswith(f"0 passed, 0 failed, {len(cells)} not applicable"), text

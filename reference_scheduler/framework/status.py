@@ -57,6 +57,15 @@ class Status:
     def with_plugin(self, plugin: str) -> Status:
         return dataclasses.replace(self, plugin=plugin)
 
+    def with_error(self, error: str) -> Status:
+        """The same verdict wrapped around ``error`` (upstream's ``WithError``): the error comes
+        first in :meth:`message` and is what :meth:`as_error_text` gives."""
+        return dataclasses.replace(self, error=error)
+
+    def as_error_text(self) -> str:
+        """Upstream's ``AsError().Error()``: the wrapped error if there is one, else the message."""
+        return self.error if self.error is not None else self.message()
+
     @property
     def ok(self) -> bool:
         return self.code is Code.SUCCESS

@@ -27,11 +27,17 @@ from reference_scheduler.model import Pod, PodGroup
 from reference_scheduler.nodeinfo import NodeInfo, Snapshot
 
 NAME = "DefaultPreemption"
-GROUP_PREFIX = "pod group preemption: "
-NO_VICTIMS_FOR_GROUP = GROUP_PREFIX + "No preemption victims found for incoming preemptor"
-NOT_ELIGIBLE_FOR_GROUP = GROUP_PREFIX + "not eligible due to preemptionPolicy=Never."
+#: What v1.37.2 puts before every PodGroupPostFilter verdict of this plugin.
+PREFIX = "pod group preemption: "
+NO_VICTIMS_FOR_GROUP = f"{PREFIX}No preemption victims found for incoming preemptor"
+NOT_ELIGIBLE = f"{PREFIX}not eligible due to preemptionPolicy=Never."
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS_FOR_POD = "No preemption victims found for incoming pod"
+
+
+def found_placement(victims: int) -> str:
+    """The verdict of a successful PodGroupPostFilter; ``victims`` counts pods, not units."""
+    return f"{PREFIX}found a placement for podgroup, preempting {victims} victims"
 
 
 def disruption_message(scheduler_name: str, by_group: bool) -> str:
@@ -85,12 +91,13 @@ def without(snapshot: Snapshot, units: list[Unit]) -> Snapshot:
 class GroupPreemption:
     """What a pod group's preemption found."""
 
-    #: The units to evict (empty when preemption does not help or is not allowed).
+    #: The units to evict.
     victims: list[Unit]
-    #: Where the group's members go once the victims are gone (their nominated nodes).
+    #: Where the group's members go once the victims are gone (their nominated nodes); empty when
+    #: the group does not place even with every lower-priority unit gone.
     assignments: list[tuple[Pod, str]]
-    #: The PodGroupPostFilter verdict, appended to the group's status message.
-    message: str
+    #: Why it did not place then (the trial placement's verdict); empty when it did.
+    failure: str = ""
 
 
 def preempt_for_group(
@@ -102,15 +109,14 @@ def preempt_for_group(
 ) -> GroupPreemption:
     """The units a group of ``priority`` must evict to be placed, as v1.37's PodGroupEvaluator finds them.
 
-    ``place`` runs the group's placement on a snapshot and returns the members' nodes (empty and
-    the failure's text when the group does not place).
+    ``place`` runs the group's placement on a snapshot and returns the members' nodes, or nothing
+    and the failure's text when the group does not place. The caller has checked that some unit
+    has a lower priority than ``priority``.
     """
     candidates = [u for u in units if u.priority < priority]
-    if not candidates:
-        return GroupPreemption([], [], NO_VICTIMS_FOR_GROUP)
     assignments, failure = place(without(snapshot, candidates))
     if not assignments:
-        return GroupPreemption([], [], GROUP_PREFIX + failure)
+        return GroupPreemption([], [], failure)
 
     def still_fits(state: Snapshot) -> bool:
         state = state.fork()
@@ -127,9 +133,7 @@ def preempt_for_group(
         if not still_fits(without(snapshot, removed)):
             removed.append(unit)
             victims.append(unit)
-    count = sum(len(u.pods) for u in victims)
-    return GroupPreemption(victims, assignments,
-                           f"{GROUP_PREFIX}found a placement for podgroup, preempting {count} victims")
+    return GroupPreemption(victims, assignments)
 
 
 def preempt_for_pod(

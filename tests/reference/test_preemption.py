@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference_scheduler.model import Pod, PodGroup, Resources
-from reference_scheduler.plugins.preemption import victim_units
+from reference_scheduler.plugins.preemption import NOT_ELIGIBLE, found_placement, victim_units
+from reference_scheduler.scheduler import CLAIMS_RELEASED, PREEMPTION_POLICY
 
 LOW, HIGH = 10, 1000
 DISRUPTION_BY_POD = "gangconf-reference: preempting to accommodate a higher priority pod"
@@ -104,99 +105,56 @@ def test_preempt_001_no_victims_when_nothing_has_lower_priority():
         "pod group preemption: No preemption victims found for incoming preemptor")
 
 
-NOT_ELIGIBLE = "pod group preemption: not eligible due to preemptionPolicy=Never."
-
-
-def test_preempt_005_a_member_with_preemption_policy_never_stops_the_group_without_the_gate():
-    """PodGroupPreemptionPolicy off: the members' policy decides (any Never), the PodGroup's is not read."""
-    cluster = Cluster()
+def test_preempt_005_preemption_policy_never_does_not_preempt():
+    # PodGroupPreemptionPolicy on: the PodGroup's own policy decides (its members match it).
+    cluster = Cluster(features=frozenset({PREEMPTION_POLICY}))
     _victim_gang(cluster, "all")
-    cluster.group("pre", min_count=2, priority=HIGH)
+    cluster.group("pre", min_count=1, priority=HIGH, preemption_policy="Never")
     cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH, preemption_policy="Never")
-    cluster.pod("pre-1", group="pre", gpus=1, priority=HIGH, preemption_policy="Never")
     cluster.run()
     assert cluster.preempted == [] and len(cluster.bound("victims-")) == 2
     status, reason, message = cluster.group_conditions["pre"][-1]
-    assert (status, reason) == (False, "Unschedulable") and message.endswith(", " + NOT_ELIGIBLE), message
-    assert cluster.nominations == {}
+    assert (status, reason) == (False, "Unschedulable")
+    # v1.37.2: DynamicResources reports first at PodGroupPostFilter, then DefaultPreemption.
+    assert message.endswith(f", {CLAIMS_RELEASED}, {NOT_ELIGIBLE}"), message
 
 
-def test_preempt_005_the_podgroups_policy_is_not_read_without_the_gate():
+def test_preempt_005_with_the_gate_off_a_member_with_never_keeps_the_group_from_preempting():
     cluster = Cluster()
     _victim_gang(cluster, "all")
-    cluster.group("pre", min_count=1, priority=HIGH, preemption_policy="Never")
-    cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH)
-    cluster.run()
-    assert sorted(v for v, _ in cluster.preempted) == ["victims-0", "victims-1"]
-
-
-def test_preempt_005_with_the_gate_the_podgroups_policy_never_stops_the_group():
-    cluster = Cluster(features=frozenset({"PodGroupPreemptionPolicy"}))
-    _victim_gang(cluster, "all")
-    cluster.group("pre", min_count=1, priority=HIGH, preemption_policy="Never")
+    cluster.group("pre", min_count=1, priority=HIGH)  # the API server drops the field with the gate off
     cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH, preemption_policy="Never")
     cluster.run()
     assert cluster.preempted == [] and len(cluster.bound("victims-")) == 2
-    assert cluster.group_conditions["pre"][-1][2].endswith(", " + NOT_ELIGIBLE)
+    assert cluster.group_conditions["pre"][-1][2].endswith(NOT_ELIGIBLE)
 
 
-def test_preempt_001_no_eviction_when_the_group_cannot_fit_even_without_every_lower_unit():
-    """The trial placement with every lower-priority unit gone fails: nothing is evicted, and the
-    group's message carries the trial's own verdict (v1.37.2)."""
-    cluster = Cluster()
-    cluster.nodes(2, cpu="8", gpus=2)
-    for i in range(4):
-        cluster.pod(f"v-{i}", gpus=1, priority=LOW)
+def test_preemptpolicy_001_with_the_gate_on_members_must_match_the_group_policy():
+    cluster = Cluster(features=frozenset({PREEMPTION_POLICY}))
+    cluster.nodes(1, cpu="8")
+    cluster.group("g", min_count=1, preemption_policy="Never")
+    cluster.pod("g-0", group="g")  # PreemptLowerPriority
     cluster.run()
-    cluster.group("pre", min_count=5, priority=HIGH)
-    for i in range(5):
-        cluster.pod(f"pre-{i}", group="pre", gpus=1, priority=HIGH)
-    cluster.run()
-    assert cluster.preempted == [] and cluster.nominations == {}
-    message = cluster.group_conditions["pre"][-1][2]
-    assert message.endswith(", pod group preemption: minCount (5) cannot be satisfied: 4 scheduled, 0 remaining"), message
+    assert cluster.binds == []
+    assert cluster.conditions["g-0"] == (
+        "SchedulerError", "all pods in a single pod group should have the same preemption policy as the pod "
+                          "group's preemption policy, got PreemptLowerPriority and Never")
 
 
-def test_preempt_001_the_group_message_says_how_many_pods_are_preempted():
+def test_preempt_001_waiting_members_carry_the_group_verdict_with_the_preemption_outcome():
     cluster = Cluster()
-    cluster.nodes(2, cpu="8", gpus=2)
-    for i in range(4):
-        cluster.pod(f"v-{i}", gpus=1, priority=LOW)
+    cluster.nodes(1, cpu="8", gpus=2)
+    cluster.pod("victim", gpus=1, priority=LOW)
     cluster.run()
     cluster.group("pre", min_count=2, priority=HIGH)
     cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH)
     cluster.pod("pre-1", group="pre", gpus=1, priority=HIGH)
-    cluster.run()
-    assert len(cluster.preempted) == 2
+    cluster.scheduler.schedule_next()  # one cycle: it preempts and waits for the victim to go
     message = cluster.group_conditions["pre"][-1][2]
-    assert message.endswith(", pod group preemption: found a placement for podgroup, preempting 2 victims"), message
-    # Both members are nominated where the victims were, and placed there once they are gone.
-    victim_nodes = {node for name, node in cluster.victim_nodes if name in {v for v, _ in cluster.preempted}}
-    assert set(cluster.nominations) == {"pre-0", "pre-1"} and set(cluster.nominations.values()) <= victim_nodes
-    cluster.clock.advance(2)
-    cluster.run()
-    assert sorted(cluster.bound("pre-")) == ["pre-0", "pre-1"]
-
-
-def test_preempt_004_the_trial_placement_is_kept_while_units_are_given_back():
-    """v1.37.2 gives units back against the members' nodes from the trial, not a new placement:
-    with the trial's member on the node of the more important unit, that unit is the victim."""
-    from reference_scheduler.plugins.preemption import Unit, preempt_for_group
-
-    cluster = Cluster()
-    cluster.nodes(2, cpu="8", gpus=1)
-    cluster.pod("cheap", gpus=1, priority=1)
-    cluster.pod("dear", gpus=1, priority=5)
-    cluster.run()
-    scheduler = cluster.scheduler
-    dear_node = cluster.node_of("dear")
-    preemptor = Pod("ns", "pre-0", priority=HIGH, pod_group="pre",
-                    requests=Resources.from_map({"nvidia.com/gpu": "1"}) + Resources(pods=1))
-    units = victim_units([p for p in scheduler.pods.values() if p.node_name], scheduler.groups)
-    result = preempt_for_group(HIGH, scheduler._snapshot(), units, lambda trial: ([(preemptor, dear_node)], ""),
-                               scheduler._fits)
-    assert [u.pods[0].name for u in result.victims] == ["dear"]
-    assert isinstance(result.victims[0], Unit) and result.assignments == [(preemptor, dear_node)]
+    assert message == f"minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, {found_placement(1)}", message
+    # the member that fit carries the group's verdict as it is, the other its own fit error
+    assert cluster.conditions["pre-0"][1] == message, cluster.conditions
+    assert cluster.conditions["pre-1"][1] == "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.", cluster.conditions
 
 
 def test_preempt_004_reprieve_keeps_the_more_important_units():
@@ -249,3 +207,70 @@ def test_preemption_never_evicts_a_unit_not_below_the_preemptor_and_never_half_o
             assert prio < priority, (g, prio, priority)
             if mode == "all":
                 assert members <= evicted, (g, members, evicted)
+
+
+def test_preempt_005_the_podgroups_policy_is_not_read_without_the_gate():
+    cluster = Cluster()
+    _victim_gang(cluster, "all")
+    cluster.group("pre", min_count=1, priority=HIGH, preemption_policy="Never")
+    cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH)
+    cluster.run()
+    assert sorted(v for v, _ in cluster.preempted) == ["victims-0", "victims-1"]
+
+
+def test_preempt_001_no_eviction_when_the_group_cannot_fit_even_without_every_lower_unit():
+    """The trial placement with every lower-priority unit gone fails: nothing is evicted, and the
+    group's message carries the trial's own verdict (v1.37.2)."""
+    cluster = Cluster()
+    cluster.nodes(2, cpu="8", gpus=2)
+    for i in range(4):
+        cluster.pod(f"v-{i}", gpus=1, priority=LOW)
+    cluster.run()
+    cluster.group("pre", min_count=5, priority=HIGH)
+    for i in range(5):
+        cluster.pod(f"pre-{i}", group="pre", gpus=1, priority=HIGH)
+    cluster.run()
+    assert cluster.preempted == [] and cluster.nominations == {}
+    message = cluster.group_conditions["pre"][-1][2]
+    assert message.endswith(", pod group preemption: minCount (5) cannot be satisfied: 4 scheduled, 0 remaining"), message
+
+
+def test_preempt_001_the_members_are_nominated_where_the_victims_were_and_placed_there():
+    cluster = Cluster()
+    cluster.nodes(2, cpu="8", gpus=2)
+    for i in range(4):
+        cluster.pod(f"v-{i}", gpus=1, priority=LOW)
+    cluster.run()
+    cluster.group("pre", min_count=2, priority=HIGH)
+    cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH)
+    cluster.pod("pre-1", group="pre", gpus=1, priority=HIGH)
+    cluster.run()
+    assert len(cluster.preempted) == 2
+    message = cluster.group_conditions["pre"][-1][2]
+    assert message.endswith(f", {found_placement(2)}"), message
+    victim_nodes = {node for name, node in cluster.victim_nodes if name in {v for v, _ in cluster.preempted}}
+    assert set(cluster.nominations) == {"pre-0", "pre-1"} and set(cluster.nominations.values()) <= victim_nodes
+    cluster.clock.advance(2)
+    cluster.run()
+    assert sorted(cluster.bound("pre-")) == ["pre-0", "pre-1"]
+
+
+def test_preempt_004_the_trial_placement_is_kept_while_units_are_given_back():
+    """v1.37.2 gives units back against the members' nodes from the trial, not a new placement:
+    with the trial's member on the node of the more important unit, that unit is the victim."""
+    from reference_scheduler.plugins.preemption import preempt_for_group
+
+    cluster = Cluster()
+    cluster.nodes(2, cpu="8", gpus=1)
+    cluster.pod("cheap", gpus=1, priority=1)
+    cluster.pod("dear", gpus=1, priority=5)
+    cluster.run()
+    scheduler = cluster.scheduler
+    dear_node = cluster.node_of("dear")
+    preemptor = Pod("ns", "pre-0", priority=HIGH, pod_group="pre",
+                    requests=Resources.from_map({"nvidia.com/gpu": "1"}) + Resources(pods=1))
+    units = victim_units([p for p in scheduler.pods.values() if p.node_name], scheduler.groups)
+    result = preempt_for_group(HIGH, scheduler._snapshot(), units, lambda trial: ([(preemptor, dear_node)], ""),
+                               scheduler._fits)
+    assert [u.pods[0].name for u in result.victims] == ["dear"]
+    assert result.assignments == [(preemptor, dear_node)] and result.failure == ""

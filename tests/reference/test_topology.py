@@ -53,8 +53,16 @@ def test_tas_001_a_gang_no_single_domain_holds_fails_with_the_placement_message(
     assert tas.binds == []
     status, reason, message = tas.group_conditions["g"][-1]
     assert (status, reason) == (False, "Unschedulable")
-    assert message.startswith("0/2 placements are available, first placement status: "
-                              "minCount (6) cannot be satisfied: 4 scheduled, 1 remaining"), message
+    # v1.37.2: the verdict is wrapped around "pod group is unschedulable", which comes first
+    assert message.startswith("pod group is unschedulable, 0/2 placements are available, first placement status: "
+                              "minCount (6) cannot be satisfied: 4 scheduled, 1 remaining, "), message
+    # a topology-constrained group gets no DynamicResources verdict at PodGroupPostFilter
+    assert message.endswith(", pod group preemption: No preemption victims found for incoming preemptor")
+    # the member that fit repeats the prefix; the one never tried has the verdict without the preemption part
+    assert tas.conditions["g-0"][1].startswith("pod group is unschedulable, pod group is unschedulable, 0/2 ")
+    assert tas.conditions["g-4"][1] == ("0/2 nodes are available: 2 Insufficient cpu."), tas.conditions
+    assert tas.conditions["g-5"][1] == ("pod group is unschedulable, 0/2 placements are available, first placement "
+                                        "status: minCount (6) cannot be satisfied: 4 scheduled, 1 remaining")
 
 
 def test_tas_001_without_the_label_no_placement_exists(tas):
@@ -87,7 +95,8 @@ def test_tas_unconstrained_group_failure_is_wrapped_as_one_placement(tas):
     tas.run()
     assert tas.binds == []
     assert tas.group_conditions["g"][-1][2].startswith(
-        "0/1 placements are available, first placement status: minCount (4) cannot be satisfied: 3 scheduled, 0 remaining")
+        "pod group is unschedulable, 0/1 placements are available, first placement status: "
+        "minCount (4) cannot be satisfied: 3 scheduled, 0 remaining")
 
 
 def test_tas_003_with_the_scheduler_gate_off_the_constraint_is_not_enforced():
@@ -172,8 +181,14 @@ def test_cpg_002_one_infeasible_leaf_blocks_the_whole_gang_tree(cpg):
     for leaf in ("a", "b"):
         status, reason, message = cpg.group_conditions[leaf][-1]
         assert (status, reason) == (False, "Unschedulable"), (leaf, message)
-    # a was placed and then taken down with the root: it carries the root's verdict
-    assert cpg.group_conditions["a"][-1][2].startswith("0/1 placements are available"), cpg.group_conditions
+    # a was placed and then taken down with the root: it carries the root's verdict, and its
+    # members (none of them counts as tried) the same text
+    root_verdict = cpg.group_conditions["a"][-1][2]
+    assert root_verdict == ("pod group is unschedulable, 0/1 placements are available, first placement status: "
+                            "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining"), cpg.group_conditions
+    assert {cpg.conditions[f"a-{i}"][1] for i in range(3)} == {root_verdict}, cpg.conditions
+    # b's own placement failed: its misfit has its fit error, the member never tried b's verdict
+    assert cpg.conditions["b-2"][1] == cpg.group_conditions["b"][-1][2], cpg.conditions
 
 
 def test_cpg_002_min_group_count_one_lets_the_feasible_leaf_run(cpg):

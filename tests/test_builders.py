@@ -1,0 +1,90 @@
+"""The builders' manifests and the pools' label handling, without a cluster.
+
+A manifest is a plain dict: these tests pin the field names the alpha checks depend on (they are
+the v1.37 JSON names) and the refusal of a label list that does not match the node count.
+"""
+
+from __future__ import annotations
+
+import pytest
+from kubernetes import client
+
+from fixtures.builders import SCHEDULING, SCHEDULING_ALPHA, GangBuilder
+from fixtures.observe import Observation, State
+from fixtures.pools import check_labels, topology_key
+
+
+class _Pool:
+    id = "ptest000001"
+    node_selector = {"gangconf.io/pool": "ptest000001"}
+    tolerations = [{"key": "gangconf.io/pool", "operator": "Equal", "value": "ptest000001", "effect": "NoSchedule"}]
+
+
+@pytest.fixture
+def gang() -> GangBuilder:
+    return GangBuilder(client.ApiClient(), "ns", _Pool(), {"gangconf.io/run": "r"}, scheduler_name="sched")
+
+
+def test_pod_group_in_a_tree_with_a_topology_constraint_and_a_policy(gang):
+    pg = gang.pod_group_manifest("a", min_count=2, workload=("w", "a"), parent="root", topology_key="k",
+                                 preemption_policy="Never")
+    assert pg["apiVersion"] == "/".join(SCHEDULING)
+    assert pg["spec"] == {"schedulingPolicy": {"gang": {"minCount": 2}},
+                          "workloadRef": {"workloadName": "w", "templateName": "a"},
+                          "schedulingConstraints": {"topology": [{"key": "k"}]},
+                          "parentCompositePodGroupName": "root", "preemptionPolicy": "Never"}
+
+
+def test_composite_pod_group_is_v1alpha3_and_needs_its_workload(gang):
+    cpg = gang.composite_pod_group_manifest("root", workload=("w", "root"), min_group_count=2, topology_key="z")
+    assert cpg["apiVersion"] == "/".join(SCHEDULING_ALPHA) and cpg["kind"] == "CompositePodGroup"
+    assert cpg["spec"] == {"schedulingPolicy": {"gang": {"minGroupCount": 2}},
+                           "workloadRef": {"workloadName": "w", "templateName": "root"},
+                           "schedulingConstraints": {"topology": [{"key": "z"}]}}
+    assert gang.composite_pod_group_manifest("b", workload=("w", "b"))["spec"]["schedulingPolicy"] == {"basic": {}}
+
+
+def test_workload_with_composite_templates(gang):
+    wl = gang.workload_manifest("w", None, composite=[gang.composite_template(
+        "root", min_group_count=1, composites=[gang.composite_template("mid", pod_groups=[gang.template("a", min_count=2)])])])
+    (root,) = wl["spec"]["compositePodGroupTemplates"]
+    assert "podGroupTemplates" not in wl["spec"]
+    assert root["compositePodGroupTemplates"][0]["podGroupTemplates"] == [
+        {"name": "a", "schedulingPolicy": {"gang": {"minCount": 2}}}]
+
+
+def test_job_pod_template_is_the_test_pod(gang):
+    job = gang.job_manifest("train", parallelism=3, cpu="2")
+    spec = job["spec"]
+    assert (spec["parallelism"], spec["completions"]) == (3, 3)
+    assert spec["scheduling"] == {"schedulingPolicy": {"gang": {}}}
+    pod = spec["template"]["spec"]
+    assert pod["schedulerName"] == "sched" and pod["restartPolicy"] == "Never"
+    assert pod["nodeSelector"] == _Pool.node_selector and pod["tolerations"] == _Pool.tolerations
+    assert gang.job_manifest("b", parallelism=2, min_count=1)["spec"]["scheduling"] == {
+        "schedulingPolicy": {"gang": {"minCount": 1}}}
+    assert "scheduling" not in gang.job_manifest("c", parallelism=1, policy=None)["spec"]
+
+
+def test_labels_are_one_dict_per_node():
+    assert check_labels(2, None) == [{}, {}]
+    assert check_labels(2, [{"k": "a"}, {"k": "b"}]) == [{"k": "a"}, {"k": "b"}]
+    with pytest.raises(ValueError, match="labels has 1 entries for 2 nodes"):
+        check_labels(2, [{"k": "a"}])
+
+
+def test_topology_key_is_unique_to_the_pool():
+    assert topology_key(_Pool(), "rack") == "ptest000001.gangconf.io/rack"
+
+
+def test_state_keeps_composite_pod_groups_and_shows_them():
+    state = State()
+    cpg = {"metadata": {"name": "root"}, "spec": {}, "status": {}}
+    state.apply(Observation(0.0, "CompositePodGroup", "ADDED", cpg))
+    state.apply(Observation(0.1, "PodGroup", "ADDED", {"metadata": {"name": "a"},
+                                                         "spec": {"parentCompositePodGroupName": "root"}}))
+    assert state.composites == {"root": cpg}
+    assert "CompositePodGroup root: conditions=-" in state.summary()
+    assert "PodGroup a (in root)" in state.summary()
+    state.apply(Observation(0.2, "CompositePodGroup", "DELETED", {"metadata": {"name": "root"}}))
+    assert state.composites == {}
