@@ -73,7 +73,7 @@ test: build ## the project's tests (tests/), the conformance matrix, then the mu
 	exit $$status
 
 mutation: build ## the mutation check (slow, minutes): every deliberately broken reference scheduler must fail a check
-	$(PY) -m pytest tests/test_mutation.py -rxX --junitxml=$(REPORTS)/junit-mutation.xml
+	$(PY) -m pytest tests/test_mutation.py -rfE --junitxml=$(REPORTS)/junit-mutation.xml
 
 fault: build ## the fault profile's checks (the Permit barrier and its 5-minute timeout) on both schedulers
 	$(PY) -m pytest suites/test_permit.py --profile=gang-fault --k8s-version=$(K8S_VERSION) \

@@ -7,7 +7,7 @@ that must notice it. ``tests/test_mutation.py`` runs each mutant's killers again
 reference scheduler started through ``launch.py`` and requires at least one of them to fail.
 
 A killer names a test file and either test names (``tests``) or a marker expression on the
-behaviour ID (``marker``), so that a check not written yet can be declared by its behaviour.
+behaviour ID (``marker``), so that a killer can be declared by the behaviour it checks.
 Killers are listed cheapest first: a child run stops at the first failure.
 """
 
