@@ -37,6 +37,19 @@ def _assert_never_stuck(recorder, timeouts, groups: dict[str, int]) -> None:
     assert not stuck, f"gangs left partly bound: {stuck}\n{recorder.current().summary()}"
 
 
+def _one_runs_whole_the_other_binds_nothing(recorder, timeouts, groups: dict[str, int]) -> tuple[str, str]:
+    """Of two gangs of 4 that cannot both fit: one gets all 4 bound, the other none over the
+    ``stays_pending`` window, and neither is ever partly bound. Returns (winner, loser)."""
+    state = recorder.eventually(lambda s: any(_bound(s, g) == 4 for g in groups), timeout=timeouts.gang_scheduled,
+                                describe="one gang with all 4 members bound")
+    winner = next(g for g in groups if _bound(state, g) == 4)
+    loser = next(g for g in groups if g != winner)
+    recorder.never(lambda s: _bound(s, loser) > 0, window=timeouts.stays_pending,
+                   describe=f"{loser}, which cannot fit beside {winner}, never has a member bound")
+    _assert_never_stuck(recorder, timeouts, groups)
+    return winner, loser
+
+
 @pytest.mark.conformance(id="GANG-COMPETE-001", profile="beta")
 def test_one_of_two_gangs_runs_whole_when_each_needs_more_than_half_the_pool(pool, gang, recorder, timeouts):
     """Behaviour: GANG-COMPETE-001, profile beta.
@@ -57,13 +70,7 @@ def test_one_of_two_gangs_runs_whole_when_each_needs_more_than_half_the_pool(poo
     members = {g: gang.gang(g, 4, gpus=1, cpu=CPU) for g in ("blue", "green")}
     groups = {g: 4 for g in members}
 
-    state = recorder.eventually(lambda s: any(_bound(s, g) == 4 for g in groups), timeout=timeouts.gang_scheduled,
-                                describe="one gang with all 4 members bound")
-    winner = next(g for g in groups if _bound(state, g) == 4)
-    loser = next(g for g in groups if g != winner)
-    recorder.never(lambda s: _bound(s, loser) > 0, window=timeouts.stays_pending,
-                   describe=f"{loser}, which cannot fit beside {winner}, never has a member bound")
-    _assert_never_stuck(recorder, timeouts, groups)
+    winner, loser = _one_runs_whole_the_other_binds_nothing(recorder, timeouts, groups)
 
     gang.delete_pods(members[winner])
     recorder.eventually(lambda s: _bound(s, loser) == 4, timeout=timeouts.gang_scheduled,
@@ -101,13 +108,7 @@ def test_interleaved_members_of_two_gangs_never_bind_partially(pool, gang, recor
         for g in groups:
             gang.pod_group(g, min_count=4)
 
-    state = recorder.eventually(lambda s: any(_bound(s, g) == 4 for g in groups), timeout=timeouts.gang_scheduled,
-                                describe="one gang with all 4 members bound")
-    winner = next(g for g in groups if _bound(state, g) == 4)
-    loser = next(g for g in groups if g != winner)
-    recorder.never(lambda s: _bound(s, loser) > 0, window=timeouts.stays_pending,
-                   describe=f"{loser}, which cannot fit beside {winner}, never has a member bound")
-    _assert_never_stuck(recorder, timeouts, groups)
+    _one_runs_whole_the_other_binds_nothing(recorder, timeouts, groups)
 
 
 def _attempt_times(state, pod: str) -> list[datetime.datetime]:

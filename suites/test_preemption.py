@@ -72,6 +72,36 @@ def _nodes(state, names) -> dict[str, str]:
     return {n: state.pods[n]["spec"]["nodeName"] for n in names}
 
 
+def _check_victim_unit(pool, gang, recorder, timeouts, scheduler: str, mode: str, *, by: str) -> None:
+    """GANG-PREEMPT-002/003's scenario: a 2-member low-priority gang with ``disruptionMode`` ``mode``,
+    one member per 1-GPU node, then a high-priority preemptor of 1 GPU, a gang ``pre`` (``by`` a
+    podgroup) or a plain pod ``solo`` (``by`` a pod); asserts the victim unit ``mode`` implies."""
+    low, high = gang.priority_class("low", LOW), gang.priority_class("high", HIGH)
+    pool.add(2, NodeShape(cpu="8", gpus=1))
+    victims = gang.gang("victims", 2, gpus=1, cpu=CPU, priority_class=low, disruption=mode)
+    state = recorder.eventually(lambda s: _running(s, victims), timeout=timeouts.gang_scheduled,
+                                describe="both victims running, one per node")
+    placed, since = _nodes(state, victims), recorder.mark()
+
+    if by == BY_GROUP:
+        gang.gang("pre", 1, gpus=1, cpu=CPU, priority_class=high)
+        preemptor_bound = lambda s: s.bound("pre")  # noqa: E731
+    else:
+        gang.pod("solo", gpus=1, cpu=CPU, priority_class=high)
+        preemptor_bound = lambda s: s.bound(prefix="solo")  # noqa: E731
+    state = recorder.eventually(preemptor_bound, timeout=timeouts.gang_scheduled, describe="the preemptor bound")
+    evicted = sorted(state.disrupted)
+    if mode == "all":
+        assert evicted == victims, f"disruptionMode all: expected {victims} preempted together\n{state.summary()}"
+        _assert_preempted(state, victims, scheduler, by)
+        return
+    assert len(evicted) == 1 and evicted[0] in victims, f"disruptionMode single: expected 1 victim\n{state.summary()}"
+    _assert_preempted(state, evicted, scheduler, by)
+    kept = {n: node for n, node in placed.items() if n not in evicted}
+    recorder.never(_untouched(kept), window=timeouts.stays_pending, after=since,
+                   describe="with disruptionMode single, the member not needed keeps running where it was")
+
+
 @pytest.mark.conformance(id="GANG-PREEMPT-001", profile="beta")
 def test_gang_preempts_lower_priority_pods_and_is_placed_when_it_outranks_them(
         pool, gang, recorder, timeouts, scheduler_under_test):
@@ -197,26 +227,7 @@ def test_victim_unit_follows_disruption_mode_when_a_pod_group_preempts(pool, gan
          and the other never moves, then or over the ``stays_pending`` window.
       5. ``pre-0`` is bound.
     """
-    low, high = gang.priority_class("low", LOW), gang.priority_class("high", HIGH)
-    pool.add(2, NodeShape(cpu="8", gpus=1))
-    victims = gang.gang("victims", 2, gpus=1, cpu=CPU, priority_class=low, disruption=mode)
-    state = recorder.eventually(lambda s: _running(s, victims), timeout=timeouts.gang_scheduled,
-                                describe="both victims running, one per node")
-    placed, since = _nodes(state, victims), recorder.mark()
-
-    gang.gang("pre", 1, gpus=1, cpu=CPU, priority_class=high)
-    state = recorder.eventually(lambda s: s.bound("pre"), timeout=timeouts.gang_scheduled,
-                                describe="the preemptor bound")
-    evicted = sorted(state.disrupted)
-    if mode == "all":
-        assert evicted == victims, f"disruptionMode all: expected {victims} preempted together\n{state.summary()}"
-        _assert_preempted(state, victims, scheduler_under_test.name, BY_GROUP)
-        return
-    assert len(evicted) == 1 and evicted[0] in victims, f"disruptionMode single: expected 1 victim\n{state.summary()}"
-    _assert_preempted(state, evicted, scheduler_under_test.name, BY_GROUP)
-    kept = {n: node for n, node in placed.items() if n not in evicted}
-    recorder.never(_untouched(kept), window=timeouts.stays_pending, after=since,
-                   describe="with disruptionMode single, the member not needed keeps running where it was")
+    _check_victim_unit(pool, gang, recorder, timeouts, scheduler_under_test.name, mode, by=BY_GROUP)
 
 
 @pytest.mark.conformance(id="GANG-PREEMPT-002", profile="beta")
@@ -278,26 +289,7 @@ def test_victim_unit_follows_disruption_mode_when_a_single_pod_preempts(pool, ga
          the other never moves, then or over the ``stays_pending`` window.
       5. ``solo`` is bound.
     """
-    low, high = gang.priority_class("low", LOW), gang.priority_class("high", HIGH)
-    pool.add(2, NodeShape(cpu="8", gpus=1))
-    victims = gang.gang("victims", 2, gpus=1, cpu=CPU, priority_class=low, disruption=mode)
-    state = recorder.eventually(lambda s: _running(s, victims), timeout=timeouts.gang_scheduled,
-                                describe="both victims running, one per node")
-    placed, since = _nodes(state, victims), recorder.mark()
-
-    gang.pod("solo", gpus=1, cpu=CPU, priority_class=high)
-    state = recorder.eventually(lambda s: s.bound(prefix="solo"), timeout=timeouts.gang_scheduled,
-                                describe="the preemptor bound")
-    evicted = sorted(state.disrupted)
-    if mode == "all":
-        assert evicted == victims, f"disruptionMode all: expected {victims} preempted together\n{state.summary()}"
-        _assert_preempted(state, victims, scheduler_under_test.name, BY_POD)
-        return
-    assert len(evicted) == 1 and evicted[0] in victims, f"disruptionMode single: expected 1 victim\n{state.summary()}"
-    _assert_preempted(state, evicted, scheduler_under_test.name, BY_POD)
-    kept = {n: node for n, node in placed.items() if n not in evicted}
-    recorder.never(_untouched(kept), window=timeouts.stays_pending, after=since,
-                   describe="with disruptionMode single, the member not needed keeps running where it was")
+    _check_victim_unit(pool, gang, recorder, timeouts, scheduler_under_test.name, mode, by=BY_POD)
 
 
 @pytest.mark.conformance(id="GANG-PREEMPT-003", profile="beta")
