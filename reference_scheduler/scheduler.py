@@ -548,7 +548,7 @@ class Scheduler:
     def schedule_next(self) -> bool:
         """Run one cycle for the first ready entity; return False when none is ready."""
         # The first ready entity in queue order: those after it are looked at in a later call
-        # (a cycle per entity of every entity was quadratic in the number of PodGroups).
+        # (judging every entity at every cycle was quadratic in the number of PodGroups).
         entity = next((e for e in self._candidates() if self._admit(e)), None)
         if entity is None:
             return False
