@@ -217,6 +217,11 @@ class PodGroup(_TreeNode):
     topology_key: str | None = None
     #: ``spec.parentCompositePodGroupName``: the CompositePodGroup this group belongs to.
     parent: str | None = None
+    #: The object's uid and its ``PodGroupInitiallyScheduled`` condition as (status, lastTransitionTime),
+    #: as last seen: only for the writer, which keeps the time when the status does not change. Not
+    #: compared: a status write is no change to the group the scheduler acts on.
+    uid: str = dataclasses.field(default="", compare=False)
+    scheduled_condition: tuple[str, str] | None = dataclasses.field(default=None, compare=False)
 
     @property
     def is_gang(self) -> bool:
@@ -244,6 +249,9 @@ class PodGroup(_TreeNode):
                                     for c in conditions),
             topology_key=_topology_key(spec),
             parent=spec.get("parentCompositePodGroupName") or None,
+            uid=meta.get("uid") or "",
+            scheduled_condition=next(((c.get("status") or "", c.get("lastTransitionTime") or "")
+                                      for c in conditions if c.get("type") == "PodGroupInitiallyScheduled"), None),
         )
 
 

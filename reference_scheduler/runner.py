@@ -7,12 +7,14 @@ cycles. All scheduler state is touched by that loop only, so the core needs no l
 It writes to the cluster only what a scheduler writes: Bindings, the PodScheduled condition,
 the ``PodGroupInitiallyScheduled`` condition, nominated nodes, Scheduled / FailedScheduling /
 Preempted events, and for preemption victims the DisruptionTarget condition and their deletion.
-Every API error is logged in one line and the loop goes on: a malformed object, a refused
+The writes are made by a pool of threads, in order per object (:class:`ApiWriter`), so the loop
+never waits on a round trip. Every API error is logged in one line and the loop goes on: a malformed object, a refused
 write or a lost connection never stops the scheduler.
 """
 
 from __future__ import annotations
 
+import collections
 import datetime
 import json
 import logging
@@ -63,19 +65,41 @@ def _short(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300]
 
 
-#: Concurrent binding and event writes. Upstream binds each pod in a goroutine of its own and
-#: records events through an asynchronous broadcaster; a pool of this size keeps the scheduling
-#: loop from waiting on round trips without flooding the API server.
+#: Concurrent writes. Upstream binds each pod in a goroutine of its own and records events
+#: through an asynchronous broadcaster; a pool of this size keeps the scheduling loop from waiting
+#: on round trips without flooding the API server.
 WRITERS = 16
+#: PodGroup status conditions are a map keyed by type (patchStrategy merge): a strategic merge
+#: patch sets one condition and leaves the others as they are, with no read before the write.
+STRATEGIC = "application/strategic-merge-patch+json"
+
+
+def _done(response: Any) -> None:
+    """Read a raw (``_preload_content=False``) response to its end and give its connection back
+    to the pool: an unread response keeps its connection, and the next call opens a new one."""
+    try:
+        response.read()
+    finally:
+        response.release_conn()
+
+
+class RawWatch(watch.Watch):
+    """A watch that only decodes each event's JSON: the runner reads ``raw_object`` and never the
+    typed model the client would otherwise build for every event."""
+
+    def get_return_type(self, func: Callable[..., Any]) -> None:
+        return None
 
 
 class ApiWriter:
-    """The scheduler's writes, as API calls. Failures are logged and reported as a Status.
+    """The scheduler's writes, as API calls. Failures are logged (and a failed binding reported).
 
-    Bindings and events are written by a pool of threads, off the scheduling loop: ``bind``
-    returns at once and a failed binding is reported to ``on_bind_failure`` (the runner turns
-    it into an event of its loop). Status writes (conditions, nominations, preemption) stay in
-    the loop's thread, so that two writes to one object keep their order.
+    Every write is made off the scheduling loop, by a pool of threads: the methods return at
+    once. Writes to one object keep the order in which the loop asked for them (each object has a
+    queue of its own, run by one pool thread at a time): a pod's nomination and its clearing, its
+    ``PodScheduled=False`` and a later binding, a victim's DisruptionTarget and its deletion, a
+    PodGroup's successive conditions. An event is written after the write it reports. A failed
+    binding is reported to ``on_bind_failure`` (the runner turns it into an event of its loop).
     """
 
     def __init__(self, api: client.ApiClient, scheduler_name: str, *,
@@ -86,20 +110,48 @@ class ApiWriter:
         self.instance = f"{scheduler_name}-{socket.gethostname()}"[:128]
         self.on_bind_failure = on_bind_failure or (lambda pod, node, status: None)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="writer")
+        self._lock = threading.Lock()
+        #: Object -> the writes queued for it; present while a pool thread works through them.
+        self._queues: dict[str, collections.deque] = {}
+        #: PodGroup key -> (uid, status, lastTransitionTime) of the condition this writer last wrote.
+        self._written: dict[str, tuple[str, str, str]] = {}
 
     def close(self) -> None:
-        """Finish the writes in flight."""
+        """Finish the writes queued and in flight."""
         self._pool.shutdown(wait=True)
 
+    def _in_order(self, key: str, write: Callable[..., None], *args: Any) -> None:
+        """Run ``write(*args)`` on the pool, after every write queued before it for object ``key``."""
+        with self._lock:
+            queued = self._queues.get(key)
+            if queued is not None:
+                queued.append((write, args))
+                return
+            self._queues[key] = collections.deque([(write, args)])
+        self._pool.submit(self._work_through, key)
+
+    def _work_through(self, key: str) -> None:
+        while True:
+            with self._lock:
+                queued = self._queues[key]
+                if not queued:
+                    del self._queues[key]
+                    return
+                write, args = queued.popleft()
+            try:
+                write(*args)
+            except Exception as exc:  # the writes log their own failures; this keeps the queue going
+                log.warning("write to %s failed: %s", key, _short(exc))
+
     def bind(self, pod: Pod, node: str) -> Status:
-        self._pool.submit(self._bind, pod, node)
+        self._in_order(f"pod:{pod.key}", self._bind, pod, node)
         return Status.success()
 
     def _bind(self, pod: Pod, node: str) -> None:
         body = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": pod.name, "uid": pod.uid},
                 "target": {"apiVersion": "v1", "kind": "Node", "name": node}}
         try:
-            self.core.create_namespaced_pod_binding(pod.name, pod.namespace, body, _preload_content=False)
+            _done(self.core.create_namespaced_pod_binding(pod.name, pod.namespace, body, _preload_content=False))
         except Exception as exc:  # an API refusal or a lost connection: the loop retries the pod
             log.warning("bind %s to %s failed: %s", pod.key, node, _short(exc))
             self.on_bind_failure(pod, node, Status.as_error(f"binding rejected: {_short(exc)}"))
@@ -109,55 +161,72 @@ class ApiWriter:
     def pod_unschedulable(self, pod: Pod, reason: str, message: str) -> None:
         condition = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message,
                      "lastTransitionTime": _now(), "lastProbeTime": None}
+        self._in_order(f"pod:{pod.key}", self._pod_unschedulable, pod, condition, _micro_now())
+
+    def _pod_unschedulable(self, pod: Pod, condition: dict, at: str) -> None:
         try:
-            self.core.patch_namespaced_pod_status(pod.name, pod.namespace, {"status": {"conditions": [condition]}})
+            _done(self.core.patch_namespaced_pod_status(pod.name, pod.namespace,
+                                                        {"status": {"conditions": [condition]}},
+                                                        _preload_content=False))
         except ApiException as exc:
             if exc.status != 404:
                 log.warning("status of %s not written: %s", pod.key, _short(exc))
-        self._event(pod, "Warning", "FailedScheduling", message)
+        self._post_event(pod, "Warning", "FailedScheduling", condition["message"], at)
 
     def group_condition(self, group: PodGroup, status: bool, reason: str, message: str) -> None:
         condition = {"type": "PodGroupInitiallyScheduled", "status": "True" if status else "False",
                      "reason": reason, "message": message, "lastTransitionTime": _now()}
+        self._in_order(f"podgroup:{group.key}", self._group_condition, group, condition)
+
+    def _group_condition(self, group: PodGroup, condition: dict) -> None:
+        # The condition as last known, from the informer's copy of the group or from this writer's
+        # last write to it (whichever is later): its time stays when its status does not change.
+        known = [c for c in (self._written.get(group.key),
+                             (group.uid, *group.scheduled_condition) if group.scheduled_condition else None)
+                 if c is not None and c[0] == group.uid]
+        if known:
+            _, status, since = max(known, key=lambda c: c[2])
+            if status == condition["status"] and since:
+                condition["lastTransitionTime"] = since
         try:
-            current = self.custom.get_namespaced_custom_object(*SCHEDULING, group.namespace, "podgroups", group.name)
-            others = [c for c in (current.get("status") or {}).get("conditions") or []
-                      if c.get("type") != "PodGroupInitiallyScheduled"]
-            old = next((c for c in (current.get("status") or {}).get("conditions") or []
-                        if c.get("type") == "PodGroupInitiallyScheduled"), None)
-            if old is not None and old.get("status") == condition["status"]:
-                condition["lastTransitionTime"] = old.get("lastTransitionTime") or condition["lastTransitionTime"]
-            self.custom.patch_namespaced_custom_object_status(
-                *SCHEDULING, group.namespace, "podgroups", group.name,
-                {"status": {"conditions": others + [condition]}})
+            _done(self.custom.patch_namespaced_custom_object_status(
+                *SCHEDULING, group.namespace, "podgroups", group.name, {"status": {"conditions": [condition]}},
+                _content_type=STRATEGIC, _preload_content=False))
         except ApiException as exc:
             if exc.status != 404:
                 log.warning("condition of PodGroup %s not written: %s", group.key, _short(exc))
+            return
+        self._written[group.key] = (group.uid, condition["status"], condition["lastTransitionTime"])
 
     def preempt(self, victim: Pod, message: str) -> None:
         condition = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
                      "message": message, "lastTransitionTime": _now()}
+        self._in_order(f"pod:{victim.key}", self._preempt, victim, condition, _micro_now())
+
+    def _preempt(self, victim: Pod, condition: dict, at: str) -> None:
         try:
-            self.core.patch_namespaced_pod_status(victim.name, victim.namespace,
-                                                  {"status": {"conditions": [condition]}})
-            self.core.delete_namespaced_pod(victim.name, victim.namespace)
+            _done(self.core.patch_namespaced_pod_status(victim.name, victim.namespace,
+                                                        {"status": {"conditions": [condition]}},
+                                                        _preload_content=False))
+            _done(self.core.delete_namespaced_pod(victim.name, victim.namespace, _preload_content=False))
         except ApiException as exc:
             if exc.status != 404:
                 log.warning("preemption of %s failed: %s", victim.key, _short(exc))
             return
-        self._event(victim, "Normal", "Preempted", message)
+        self._post_event(victim, "Normal", "Preempted", condition["message"], at)
 
     def nominate(self, pod: Pod, node: str) -> None:
         """Set (or, with ``node`` empty, clear) the pod's ``status.nominatedNodeName``."""
+        self._in_order(f"pod:{pod.key}", self._nominate, pod, node)
+
+    def _nominate(self, pod: Pod, node: str) -> None:
         try:
-            self.core.patch_namespaced_pod_status(pod.name, pod.namespace,
-                                                  {"status": {"nominatedNodeName": node or None}})
+            _done(self.core.patch_namespaced_pod_status(pod.name, pod.namespace,
+                                                        {"status": {"nominatedNodeName": node or None}},
+                                                        _preload_content=False))
         except ApiException as exc:
             if exc.status != 404:
                 log.warning("nomination of %s failed: %s", pod.key, _short(exc))
-
-    def _event(self, pod: Pod, type_: str, reason: str, message: str) -> None:
-        self._pool.submit(self._post_event, pod, type_, reason, message, _micro_now())
 
     def _post_event(self, pod: Pod, type_: str, reason: str, message: str, at: str | None = None) -> None:
         """Write one event, at ``at`` (when it happened; default now), in the name of the pod's
@@ -173,7 +242,7 @@ class ApiWriter:
             "eventTime": at or _micro_now(),
         }
         try:
-            self.core.create_namespaced_event(pod.namespace, body)
+            _done(self.core.create_namespaced_event(pod.namespace, body, _preload_content=False))
         except ApiException as exc:
             if exc.status != 404:
                 log.warning("event %s for %s not written: %s", reason, pod.key, _short(exc))
@@ -208,7 +277,7 @@ class Informer(threading.Thread):
                     self.events.put((self.kind, None, gone))
                 known = seen
                 self.synced.set()
-                w = watch.Watch()
+                w = RawWatch()
                 for event in w.stream(self.lister, **self.kwargs, resource_version=body["metadata"]["resourceVersion"],
                                       timeout_seconds=120):
                     if self.stop.is_set():

@@ -479,9 +479,14 @@ class Scheduler:
 
     def ready(self) -> list[_Entity]:
         """Entities that may be tried now, in queue order."""
+        return [entity for entity in self._candidates() if self._admit(entity)]
+
+    def _candidates(self) -> list[_Entity]:
+        """Entities neither gated, parked nor backing off, in queue order (whether they have a
+        member to try and pass PreEnqueue is :meth:`_admit`'s question)."""
         now = self.clock.now()
-        ready = []
-        for key, entity in list(self.entities.items()):
+        candidates = []
+        for entity in self.entities.values():
             if entity.gated_by is not None:
                 continue
             if entity.parked_at is not None:
@@ -490,16 +495,25 @@ class Scheduler:
                 entity.parked_at = None
             if entity.backoff_until > now:
                 continue
-            pods = self._pending_of(key)
-            if not pods:
-                continue
-            gate = self._pre_enqueue(pods)
-            if not gate.ok:
-                entity.gated_by = gate.plugin
-                continue
-            ready.append(entity)
-        less = self.profile.at("QueueSort")[0].less
-        return sorted(ready, key=functools.cmp_to_key(lambda a, b: -1 if less(a, b) else (1 if less(b, a) else 0)))
+            candidates.append(entity)
+        sort = self.profile.at("QueueSort")[0]
+        key = getattr(sort, "sort_key", None)
+        if key is None:
+            less = sort.less
+            key = functools.cmp_to_key(lambda a, b: -1 if less(a, b) else (1 if less(b, a) else 0))
+        return sorted(candidates, key=key)
+
+    def _admit(self, entity: _Entity) -> bool:
+        """Whether ``entity`` has members to try and they pass PreEnqueue; if not, it is gated by
+        the plugin that refused."""
+        pods = self._pending_of(entity.key)
+        if not pods:
+            return False
+        gate = self._pre_enqueue(pods)
+        if not gate.ok:
+            entity.gated_by = gate.plugin
+            return False
+        return True
 
     def _park(self, entity: _Entity) -> None:
         entity.parked_at = self.clock.now()
@@ -533,10 +547,11 @@ class Scheduler:
 
     def schedule_next(self) -> bool:
         """Run one cycle for the first ready entity; return False when none is ready."""
-        ready = self.ready()
-        if not ready:
+        # The first ready entity in queue order: those after it are looked at in a later call
+        # (judging every entity at every cycle was quadratic in the number of PodGroups).
+        entity = next((e for e in self._candidates() if self._admit(e)), None)
+        if entity is None:
             return False
-        entity = ready[0]
         if entity.key.startswith("pod:"):
             self._pod_cycle(entity)
         else:

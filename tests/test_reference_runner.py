@@ -177,3 +177,97 @@ def test_events_are_written_in_the_name_of_the_pods_profile_with_their_time(clus
         assert all(e.event_time is not None for e in events)
     finally:
         core.delete_namespace(namespace)
+
+
+def test_group_conditions_are_merged_by_type_and_keep_their_time_while_the_status_holds(cluster_api, run_id):
+    """The writer sets PodGroupInitiallyScheduled with a strategic merge patch and no read: a
+    condition of another type stays; a write with the same status keeps ``lastTransitionTime``
+    (known from its own last write, or from the informer's copy of the group), a new status gets
+    a new one."""
+    from fixtures.labels import managed_labels
+    from reference_scheduler.model import PodGroup
+    from reference_scheduler.runner import SCHEDULING, ApiWriter
+
+    core, custom = client.CoreV1Api(cluster_api), client.CustomObjectsApi(cluster_api)
+    namespace = f"gc-runner-cond-{run_id}".lower()[:63].rstrip("-")
+    core.create_namespace({"metadata": {"name": namespace, "labels": managed_labels(run_id, "runner-cond")}})
+
+    def read() -> dict:
+        obj = custom.get_namespaced_custom_object(*SCHEDULING, namespace, "podgroups", "g")
+        return {c["type"]: c for c in (obj.get("status") or {}).get("conditions") or []}
+
+    try:
+        created = custom.create_namespaced_custom_object(*SCHEDULING, namespace, "podgroups", {
+            "apiVersion": "/".join(SCHEDULING), "kind": "PodGroup", "metadata": {"name": "g"},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}})
+        custom.patch_namespaced_custom_object_status(*SCHEDULING, namespace, "podgroups", "g", {"status": {
+            "conditions": [{"type": "DisruptionTarget", "status": "False", "reason": "Other", "message": "",
+                            "lastTransitionTime": "2026-01-01T00:00:00Z"}]}})
+        stale = PodGroup.from_api(created)  # as the informer saw it before any condition
+        writer = ApiWriter(cluster_api, "gangconf-reference")
+        writer.group_condition(stale, False, "Unschedulable", "first")
+        deadline = time.monotonic() + 30
+        while "PodGroupInitiallyScheduled" not in read():
+            assert time.monotonic() < deadline, read()
+            time.sleep(0.1)
+        first = read()["PodGroupInitiallyScheduled"]
+        time.sleep(1.1)  # lastTransitionTime has one-second resolution
+        writer.group_condition(stale, False, "Unschedulable", "second")
+        writer.close()
+        after = read()
+        assert after["PodGroupInitiallyScheduled"]["message"] == "second"
+        assert after["PodGroupInitiallyScheduled"]["lastTransitionTime"] == first["lastTransitionTime"]
+        assert after["DisruptionTarget"]["reason"] == "Other"
+
+        # A fresh writer (a restarted scheduler) knows the condition from the informer's copy only.
+        seen = PodGroup.from_api(custom.get_namespaced_custom_object(*SCHEDULING, namespace, "podgroups", "g"))
+        assert seen.scheduled_condition == ("False", first["lastTransitionTime"])
+        fresh = ApiWriter(cluster_api, "gangconf-reference")
+        fresh.group_condition(seen, False, "Unschedulable", "third")
+        fresh.close()
+        assert read()["PodGroupInitiallyScheduled"]["lastTransitionTime"] == first["lastTransitionTime"]
+        time.sleep(1.1)
+        fresh = ApiWriter(cluster_api, "gangconf-reference")
+        fresh.group_condition(seen, True, "Scheduled", "")
+        fresh.close()
+        final = read()
+        assert (final["PodGroupInitiallyScheduled"]["status"], final["PodGroupInitiallyScheduled"]["reason"]) == \
+            ("True", "Scheduled")
+        assert final["PodGroupInitiallyScheduled"]["lastTransitionTime"] > first["lastTransitionTime"]
+        assert set(final) == {"PodGroupInitiallyScheduled", "DisruptionTarget"}
+    finally:
+        core.delete_namespace(namespace)
+
+
+def test_writes_to_one_object_keep_their_order_and_the_loop_never_waits():
+    """Writes are queued per object: those of one object run one after the other, in order, while
+    other objects' writes go on beside them; the calls themselves return at once."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from reference_scheduler.runner import ApiWriter
+
+    writer = ApiWriter.__new__(ApiWriter)  # no API: the queues only
+    writer._pool = ThreadPoolExecutor(max_workers=4)
+    writer._lock, writer._queues = threading.Lock(), {}
+    done: list[tuple[str, int]] = []
+    release = threading.Event()
+
+    def slow(key: str, n: int) -> None:
+        release.wait(5)
+        done.append((key, n))
+
+    def failing(key: str, n: int) -> None:
+        raise RuntimeError("lost connection")
+
+    started = time.monotonic()
+    for n in range(5):
+        writer._in_order("pod:ns/a", slow, "a", n)
+        writer._in_order("pod:ns/a", failing, "a", -1)  # a failed write does not stop the queue
+        writer._in_order("pod:ns/b", slow, "b", n)
+    assert time.monotonic() - started < 1
+    release.set()
+    writer._pool.shutdown(wait=True)
+    assert [n for key, n in done if key == "a"] == list(range(5))
+    assert [n for key, n in done if key == "b"] == list(range(5))
+    assert writer._queues == {}
