@@ -120,6 +120,10 @@ class ApiWriter:
         """Finish the writes queued and in flight."""
         self._pool.shutdown(wait=True)
 
+    def forget(self, group_key: str) -> None:
+        """A PodGroup was deleted: drop what this writer remembers of its condition."""
+        self._written.pop(group_key, None)
+
     def _in_order(self, key: str, write: Callable[..., None], *args: Any) -> None:
         """Run ``write(*args)`` on the pool, after every write queued before it for object ``key``."""
         with self._lock:
@@ -332,6 +336,8 @@ class Runner:
                 self.scheduler.on_node(Node.from_api(obj) if obj else None, key)
             elif kind == "PodGroup":
                 self.scheduler.on_pod_group(PodGroup.from_api(obj) if obj else None, key)
+                if obj is None:
+                    self.writer.forget(key)
             elif kind == "CompositePodGroup":
                 self.scheduler.on_composite_pod_group(CompositePodGroup.from_api(obj) if obj else None, key)
             else:
