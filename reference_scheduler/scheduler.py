@@ -652,16 +652,24 @@ class Scheduler:
             else:
                 self._park(entity)
             return
-        self._assume(pod, node)
-        reserved = self._reserve(pod, node, HAND_OVER)
-        if not reserved.ok:
-            self._unreserve(pod, node, HAND_OVER)
-            self._forget(pod)
-            self.writer.pod_unschedulable(pod, "Unschedulable" if reserved.rejected else "SchedulerError",
-                                          fit_error(1, {node: reserved}) if reserved.rejected else reserved.message())
+        if not self._assume_and_reserve(pod, node):
             self._back_off(entity)
             return
         self._bind(pod, node)
+
+    def _assume_and_reserve(self, pod: Pod, node: str) -> bool:
+        """The start of a pod's hand-over: assume it on ``node`` and run Reserve. On a Reserve
+        failure the pod is unreserved, forgotten and told why (its fit error when rejected, the
+        error itself otherwise), and False is returned: the caller decides when it is retried."""
+        self._assume(pod, node)
+        reserved = self._reserve(pod, node, HAND_OVER)
+        if reserved.ok:
+            return True
+        self._unreserve(pod, node, HAND_OVER)
+        self._forget(pod)
+        self.writer.pod_unschedulable(pod, "Unschedulable" if reserved.rejected else "SchedulerError",
+                                      fit_error(1, {node: reserved}) if reserved.rejected else reserved.message())
+        return False
 
     def _fits(self, pod: Pod, info: NodeInfo) -> bool:
         return _first_failure(self.profile.at("Filter"), pod, info) is None
@@ -756,13 +764,7 @@ class Scheduler:
             # a gang member waits until the member that completes minCount allows them all. A member
             # that fails Reserve here is not waiting: it is sent back alone and, the cycle having
             # succeeded, retried at once (v1.37 requeues it straight to the active queue).
-            self._assume(pod, node)
-            reserved = self._reserve(pod, node, HAND_OVER)
-            if not reserved.ok:
-                self._unreserve(pod, node, HAND_OVER)
-                self._forget(pod)
-                self.writer.pod_unschedulable(pod, "Unschedulable" if reserved.rejected else "SchedulerError",
-                                              fit_error(1, {node: reserved}) if reserved.rejected else reserved.message())
+            if not self._assume_and_reserve(pod, node):
                 continue
             permit, timeout = self._permit(pod, node)
             if permit.code is Code.WAIT:
