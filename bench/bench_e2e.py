@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
+import shutil
 import time
 from pathlib import Path
 
@@ -39,6 +39,7 @@ from fixtures.builders import GangBuilder  # noqa: E402
 from fixtures.labels import managed_labels  # noqa: E402
 from fixtures.observe import Recorder, node_name  # noqa: E402
 from fixtures.pools import NodePool, NodeShape  # noqa: E402
+from fixtures.scratch import owned_tempdir, reap_orphans  # noqa: E402
 from fixtures.profiles import Profile  # noqa: E402
 from fixtures.providers.local import LocalControlPlane  # noqa: E402
 from fixtures.reference import ReferenceScheduler  # noqa: E402
@@ -108,7 +109,9 @@ def main() -> int:
     shapes = list(SHAPES) if "all" in (args.shape or []) else args.shape or ["small"]
     bins = binaries.ensure()
     rows, peaks = [], []
-    with tempfile.TemporaryDirectory(prefix="gangconf-bench-") as run_dir:
+    reap_orphans()
+    run_dir = owned_tempdir("gangconf-bench-")
+    try:
         plane = LocalControlPlane(bins, Profile.resolve("gang-beta"), Path(run_dir), start_timeout=120)
         cluster = plane.start()
         api = cluster.api_client()
@@ -135,6 +138,8 @@ def main() -> int:
             reference.stop()
             api.close()
             plane.stop()
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
     print()
     print(f"{'shape':<18} {'nodes':>6} {'gangs x size':>13} {'scheduler':<15} {'all bound (s)':>14} {'pods/s':>8}"
           f" {'groups/s':>9} {'ratio':>6}")
