@@ -203,11 +203,14 @@ def test_cycle_ends_early_once_min_count_can_no_longer_be_met(pool, gang, record
     def ended_early(s) -> bool:
         fit_errors = [n for n in heavy if "nodes are available" in message(s, n)]
         untried = [n for n in heavy if message(s, n).startswith(untried_form)]
-        return len(fit_errors) == 1 and len(untried) == 1 and s.group_condition("early") is not None
+        # Each member's status is its own write (no order between pods): wait for all three.
+        return len(fit_errors) == 1 and len(untried) == 1 and s.group_condition("early") is not None \
+            and message(s, "early-light") != ""
 
     state = recorder.eventually(
         ended_early, timeout=timeouts.scheduler_reacts,
-        describe="one 16-CPU member with its own fit error, the other untried with the group status")
+        describe="one 16-CPU member with its own fit error, the other untried with the group status, "
+                 "and early-light's status written")
     assert message(state, "early-light").startswith(POD_GROUP_UNSCHEDULABLE), state.summary()
     group = state.group_condition("early")
     assert (group["status"], group["reason"]) == ("False", "Unschedulable"), group
