@@ -84,8 +84,9 @@ def _done(response: Any) -> None:
 
 
 class RawWatch(watch.Watch):
-    """A watch that only decodes each event's JSON: the runner reads ``raw_object`` and never the
-    typed model the client would otherwise build for every event."""
+    """A watch that only decodes each event's JSON: its users (the runner's informers, the
+    harness's Recorder) read ``raw_object`` and never the typed model the client would otherwise
+    build for every event."""
 
     def get_return_type(self, func: Callable[..., Any]) -> None:
         return None

@@ -477,9 +477,10 @@ class Scheduler:
             if any(hint(pod, old, new) for hint in hints for pod in candidates):
                 entity.gated_by = None
 
-    def ready(self) -> list[_Entity]:
-        """Entities that may be tried now, in queue order."""
-        return [entity for entity in self._candidates() if self._admit(entity)]
+    def _first_ready(self) -> _Entity | None:
+        """The first entity in queue order that may be tried now. Those after it are judged in a
+        later call (judging every entity at every cycle was quadratic in the number of PodGroups)."""
+        return next((entity for entity in self._candidates() if self._admit(entity)), None)
 
     def _candidates(self) -> list[_Entity]:
         """Entities neither gated, parked nor backing off, in queue order (whether they have a
@@ -547,9 +548,7 @@ class Scheduler:
 
     def schedule_next(self) -> bool:
         """Run one cycle for the first ready entity; return False when none is ready."""
-        # The first ready entity in queue order: those after it are looked at in a later call
-        # (judging every entity at every cycle was quadratic in the number of PodGroups).
-        entity = next((e for e in self._candidates() if self._admit(e)), None)
+        entity = self._first_ready()
         if entity is None:
             return False
         if entity.key.startswith("pod:"):

@@ -85,11 +85,11 @@ def _check_victim_unit(pool, gang, recorder, timeouts, scheduler: str, mode: str
 
     if by == BY_GROUP:
         gang.gang("pre", 1, gpus=1, cpu=CPU, priority_class=high)
-        preemptor_bound = lambda s: s.bound("pre")  # noqa: E731
     else:
         gang.pod("solo", gpus=1, cpu=CPU, priority_class=high)
-        preemptor_bound = lambda s: s.bound(prefix="solo")  # noqa: E731
-    state = recorder.eventually(preemptor_bound, timeout=timeouts.gang_scheduled, describe="the preemptor bound")
+    preemptor = "pre" if by == BY_GROUP else "solo"
+    state = recorder.eventually(lambda s: s.bound(prefix=preemptor), timeout=timeouts.gang_scheduled,
+                                describe="the preemptor bound")
     evicted = sorted(state.disrupted)
     if mode == "all":
         assert evicted == victims, f"disruptionMode all: expected {victims} preempted together\n{state.summary()}"

@@ -182,8 +182,9 @@ def test_events_are_written_in_the_name_of_the_pods_profile_with_their_time(clus
 def test_group_conditions_are_merged_by_type_and_keep_their_time_while_the_status_holds(cluster_api, run_id):
     """The writer sets PodGroupInitiallyScheduled with a strategic merge patch and no read: a
     condition of another type stays; a write with the same status keeps ``lastTransitionTime``
-    (known from its own last write, or from the informer's copy of the group), a new status gets
-    a new one."""
+    (known from the informer's copy of the group, or from the writer's own last write when that
+    copy is stale), a new status gets a new one. The conditions start with a time long past, so
+    that a kept time and a fresh one differ without waiting for the clock."""
     from fixtures.labels import managed_labels
     from reference_scheduler.model import PodGroup
     from reference_scheduler.runner import SCHEDULING, ApiWriter
@@ -191,6 +192,7 @@ def test_group_conditions_are_merged_by_type_and_keep_their_time_while_the_statu
     core, custom = client.CoreV1Api(cluster_api), client.CustomObjectsApi(cluster_api)
     namespace = f"gc-runner-cond-{run_id}".lower()[:63].rstrip("-")
     core.create_namespace({"metadata": {"name": namespace, "labels": managed_labels(run_id, "runner-cond")}})
+    past = "2026-01-01T00:00:00Z"
 
     def read() -> dict:
         obj = custom.get_namespaced_custom_object(*SCHEDULING, namespace, "podgroups", "g")
@@ -200,41 +202,35 @@ def test_group_conditions_are_merged_by_type_and_keep_their_time_while_the_statu
         created = custom.create_namespaced_custom_object(*SCHEDULING, namespace, "podgroups", {
             "apiVersion": "/".join(SCHEDULING), "kind": "PodGroup", "metadata": {"name": "g"},
             "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}})
-        custom.patch_namespaced_custom_object_status(*SCHEDULING, namespace, "podgroups", "g", {"status": {
-            "conditions": [{"type": "DisruptionTarget", "status": "False", "reason": "Other", "message": "",
-                            "lastTransitionTime": "2026-01-01T00:00:00Z"}]}})
         stale = PodGroup.from_api(created)  # as the informer saw it before any condition
-        writer = ApiWriter(cluster_api, "gangconf-reference")
-        writer.group_condition(stale, False, "Unschedulable", "first")
-        deadline = time.monotonic() + 30
-        while "PodGroupInitiallyScheduled" not in read():
-            assert time.monotonic() < deadline, read()
-            time.sleep(0.1)
-        first = read()["PodGroupInitiallyScheduled"]
-        time.sleep(1.1)  # lastTransitionTime has one-second resolution
-        writer.group_condition(stale, False, "Unschedulable", "second")
-        writer.close()
-        after = read()
-        assert after["PodGroupInitiallyScheduled"]["message"] == "second"
-        assert after["PodGroupInitiallyScheduled"]["lastTransitionTime"] == first["lastTransitionTime"]
-        assert after["DisruptionTarget"]["reason"] == "Other"
+        seen = PodGroup.from_api(custom.patch_namespaced_custom_object_status(
+            *SCHEDULING, namespace, "podgroups", "g", {"status": {"conditions": [
+                {"type": "DisruptionTarget", "status": "False", "reason": "Other", "message": "",
+                 "lastTransitionTime": past},
+                {"type": "PodGroupInitiallyScheduled", "status": "False", "reason": "Unschedulable",
+                 "message": "seeded", "lastTransitionTime": past}]}}))
+        assert seen.scheduled_condition == ("False", past)
 
-        # A fresh writer (a restarted scheduler) knows the condition from the informer's copy only.
-        seen = PodGroup.from_api(custom.get_namespaced_custom_object(*SCHEDULING, namespace, "podgroups", "g"))
-        assert seen.scheduled_condition == ("False", first["lastTransitionTime"])
-        fresh = ApiWriter(cluster_api, "gangconf-reference")
-        fresh.group_condition(seen, False, "Unschedulable", "third")
-        fresh.close()
-        assert read()["PodGroupInitiallyScheduled"]["lastTransitionTime"] == first["lastTransitionTime"]
-        time.sleep(1.1)
+        # The same status, known from the informer's copy, then from the writer's own last write
+        # (the second call passes the stale copy, which knows no condition): the time stays.
+        writer = ApiWriter(cluster_api, "gangconf-reference")
+        writer.group_condition(seen, False, "Unschedulable", "first")
+        writer.group_condition(stale, False, "Unschedulable", "second")
+        writer.close()  # both written, in order
+        after = read()
+        assert after["PodGroupInitiallyScheduled"]["message"] == "second", after
+        assert after["PodGroupInitiallyScheduled"]["lastTransitionTime"] == past, after
+        assert after["DisruptionTarget"]["reason"] == "Other", after
+
+        # A new status gets a new time; the other condition is still untouched.
         fresh = ApiWriter(cluster_api, "gangconf-reference")
         fresh.group_condition(seen, True, "Scheduled", "")
         fresh.close()
         final = read()
         assert (final["PodGroupInitiallyScheduled"]["status"], final["PodGroupInitiallyScheduled"]["reason"]) == \
-            ("True", "Scheduled")
-        assert final["PodGroupInitiallyScheduled"]["lastTransitionTime"] > first["lastTransitionTime"]
-        assert set(final) == {"PodGroupInitiallyScheduled", "DisruptionTarget"}
+            ("True", "Scheduled"), final
+        assert final["PodGroupInitiallyScheduled"]["lastTransitionTime"] > past, final
+        assert set(final) == {"PodGroupInitiallyScheduled", "DisruptionTarget"}, final
     finally:
         core.delete_namespace(namespace)
 

@@ -14,7 +14,7 @@ from fixtures import scratch
 def test_owned_tempdir_names_its_owner_and_is_private():
     path = scratch.owned_tempdir("gangconf-reference-")
     try:
-        assert path.name.startswith(f"gangconf-reference-{os.getpid()}-{scratch._start_time(os.getpid())}-")
+        assert path.name.startswith(f"gangconf-reference-{os.getpid()}-{scratch.process_start_time(os.getpid())}-")
         assert path.stat().st_mode & 0o777 == 0o700
     finally:
         path.rmdir()
@@ -31,7 +31,7 @@ def test_only_directories_of_dead_owners_are_reaped(tmp_path):
     me = os.getpid()
     dead = tmp_path / f"gangconf-reference-{child.pid}-1-abc"
     recycled = tmp_path / f"gangconf-bench-{me}-1-abc"  # this pid, another start time: the owner is gone
-    alive = tmp_path / f"gangconf-bench-{me}-{scratch._start_time(me)}-abc"
+    alive = tmp_path / f"gangconf-bench-{me}-{scratch.process_start_time(me)}-abc"
     foreign = [tmp_path / "gangconf-reference-notapid", tmp_path / f"other-{child.pid}-1-abc",
                tmp_path / f"gangconf-unknown-{child.pid}-1-abc"]
     for path in (dead, recycled, alive, *foreign):
