@@ -6,6 +6,10 @@ moved to another behaviour ID or deleted fails here by name.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 
 from fixtures import upstream
@@ -84,3 +88,11 @@ def test_the_plan_proposes_the_ids_of_its_section_headings(tmp_path):
     plan = tmp_path / "plan.md"
     plan.write_text("# Plan\n\n### GANG-DRA-001: claims\ntext GANG-DRA-009 in prose\n### GANG-CPG-PREEMPT-002 trees\n")
     assert upstream.planned_ids(plan) == {"GANG-DRA-001", "GANG-CPG-PREEMPT-002"}
+
+
+def test_list_checks_names_the_upstream_rows_of_each_behaviour(rows):
+    proc = subprocess.run([sys.executable, "-m", "pytest", "suites", "--list-checks", "--list-format=json", "-q",
+                           "-p", "no:cacheprovider"], cwd=upstream.REPO_ROOT, capture_output=True, text=True)
+    listed = json.loads(proc.stdout)
+    expected = upstream.rows_by_check(rows)
+    assert expected and all(listed[b]["upstream"] == ids for b, ids in expected.items()), proc.stdout[-500:]
