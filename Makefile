@@ -17,10 +17,13 @@ SCHEDULERS  ?= kube-scheduler reference
 # Checks side by side per run (pytest-xdist workers sharing one cluster). The checks mostly wait on
 # watched state (12 to 45 s windows), so 4 run reliably on two cores; -n 0 runs them one by one.
 WORKERS     ?= 4
+# make coverage: the profiles whose checks run against the coverage-instrumented kube-scheduler.
+COVER_PROFILES ?= beta alpha fault
+COVERDIR    := $(REPORTS)/coverage/counters
 # The project's own tests (tests/): most start clusters of their own in child runs.
 TEST_WORKERS ?= 2
 
-.PHONY: setup build conformance test fault unit mutation list-checks clean stop-all help doctor upgrade
+.PHONY: setup build conformance test fault unit mutation list-checks clean stop-all help doctor upgrade coverage
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -72,6 +75,21 @@ test: build ## the project's tests (tests/), the conformance matrix, then the mu
 	echo "gangconf: make test took $$(( $$(date +%s) - start )) s"; \
 	exit $$status
 
+coverage: build ## statement coverage of kube-scheduler's gang code by the beta, alpha and fault checks; reports/coverage.md
+	$(PY) -m fixtures.binaries build --cover --version $(K8S_VERSION) >/dev/null
+	@rm -rf $(COVERDIR); status=0; start=$$(date +%s); \
+	for profile in $(COVER_PROFILES); do \
+		echo "gangconf: the $$profile checks against the coverage build of kube-scheduler"; \
+		rc=0; \
+		GANGCONF_COVERDIR=$(abspath $(COVERDIR)) $(PY) -m pytest suites --profile=gang-$$profile --only-profile=$$profile \
+			--scheduler=kube-scheduler --k8s-version=$(K8S_VERSION) -n $(WORKERS) --reports-dir=$(REPORTS)/coverage \
+			--junitxml=$(REPORTS)/coverage/junit-$$profile.xml $(PYTEST_ARGS) || rc=$$?; \
+		[ $$rc -eq 0 ] || [ $$rc -eq 5 ] || status=1; \
+	done; \
+	echo "gangconf: the coverage checks took $$(( $$(date +%s) - start )) s"; \
+	$(PY) -m fixtures.gocover report --coverdir=$(COVERDIR) --out=$(REPORTS)/coverage.md --version=$(K8S_VERSION) || status=1; \
+	exit $$status
+
 mutation: build ## the mutation check (slow, minutes): every deliberately broken reference scheduler must fail a check
 	$(PY) -m pytest tests/test_mutation.py -rfE --junitxml=$(REPORTS)/junit-mutation.xml
 
@@ -86,7 +104,7 @@ upgrade: setup ## the upgrade checks, v1.36.3 to v1.37.2 on live etcd (builds v1
 
 unit: setup ## only the tests that need no cluster
 	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_builders.py tests/test_faults.py \
-		tests/test_mutants.py tests/test_report.py tests/test_catalogue.py tests/reference $(PYTEST_ARGS)
+		tests/test_mutants.py tests/test_report.py tests/test_catalogue.py tests/test_upstream_map.py tests/reference $(PYTEST_ARGS)
 
 list-checks: setup ## every behaviour of the catalogue with the tests that check it (nothing is started)
 	@$(PY) -m pytest suites --list-checks -q $(PYTEST_ARGS)
@@ -99,4 +117,4 @@ stop-all: setup ## stop local clusters kept by --keep-on-failure or left by a ki
 
 clean: ## remove reports and the virtualenv (the binary cache stays; it is ~/.cache/gangconf)
 	rm -rf $(REPORTS)/runs $(REPORTS)/results $(REPORTS)/*.xml $(REPORTS)/conformance.json $(REPORTS)/conformance.md \
-		$(REPORTS)/allure-results $(VENV)
+		$(REPORTS)/allure-results $(REPORTS)/coverage $(REPORTS)/coverage.* $(VENV)
