@@ -108,3 +108,9 @@ def test_merge_command_says_partial_runs_were_left_out_when_no_complete_run_exis
     proc = subprocess.run([*merge, "--include-partial"], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip().endswith("1 passed, 0 failed, 0 not applicable"), proc.stdout
     assert "from 0 complete and 1 partial runs" in proc.stdout
+
+
+def test_a_node_id_makes_a_run_partial_although_its_module_is_all_that_was_collected():
+    why = selection.partial_because(data(expected=["a::2"], modules=MODULES[:1]), {"a::2"}, narrowing=["a.py::2"],
+                                    modules=MODULES[:1], node_ids=["a.py::2"])
+    assert why == ["tests named by node ID (1)", "narrowed by a.py::2"], why
