@@ -57,7 +57,7 @@ conformance: build ## every profile's checks on a local v1.37.2 cluster, against
 			echo "gangconf: the $$profile checks against $$scheduler (cluster profile gang-$$profile)"; \
 			start=$$(date +%s); \
 			rc=0; \
-			$(PY) -m pytest suites --profile=gang-$$profile --only-profile=$$profile --scheduler=$$scheduler \
+			$(PY) -m pytest suites --profile=gang-$$profile --only-profile=$$profile --scheduler=$$scheduler --reports-dir=$(REPORTS) \
 				--k8s-version=$(K8S_VERSION) -n $(WORKERS) \
 				--junitxml=$(REPORTS)/junit-$$profile-$$scheduler.xml --alluredir=$(REPORTS)/allure-results \
 				$(PYTEST_ARGS) || rc=$$?; \
@@ -101,7 +101,7 @@ list-checks: setup ## every behaviour of the catalogue with the tests that check
 doctor: setup ## checklist of a cluster's gang-scheduling readiness: DOCTOR_ARGS="--kubeconfig PATH [--context NAME]" (default: a local PROFILE cluster)
 	$(PY) -m fixtures.doctor --profile=$(PROFILE) --k8s-version=$(K8S_VERSION) $(DOCTOR_ARGS)
 
-cluster: build ## start a local PROFILE cluster to poke at and leave it running (NODES=4 GPUS=0; SCHEDULER=reference adds the reference scheduler); prints how to use it
+cluster: setup ## start a local PROFILE cluster to poke at and leave it running (NODES=4 GPUS=0; SCHEDULER=reference adds the reference scheduler); prints how to use it
 	@$(PY) -m fixtures.providers.local up --profile=$(PROFILE) --k8s-version=$(K8S_VERSION) --scheduler=$(SCHEDULER) \
 		--nodes=$(NODES) --gpus=$(GPUS) --reports-dir=$(REPORTS)
 

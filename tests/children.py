@@ -16,7 +16,7 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def wait_gone(pids: list[int], timeout: float = 30) -> list[int]:
+def wait_gone(pids: list[int], timeout: float = 60) -> list[int]:
     """Poll /proc until none of ``pids`` is alive; return those still alive at the deadline."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

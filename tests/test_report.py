@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures import conformance, report, results, selection
+from fixtures import conformance, report
 from fixtures.catalogue import CATALOGUE, Behaviour
 
 REPO = Path(__file__).resolve().parent.parent

@@ -94,7 +94,7 @@ def test_the_matrix_sets_every_earlier_result_aside_and_says_what(tmp_path: Path
     (tmp_path / "junit-beta-reference.xml").write_text("<testsuites/>")
     (tmp_path / "junit-tests.xml").write_text("<testsuites/>")  # make test's own: not the matrix's
     said = results.set_aside_matrix(tmp_path)
-    assert said and "1 complete and 1 partial run results, conformance.json, conformance.md, 1 JUnit files" in said, said
+    assert said and "1 complete and 1 partial run results, conformance.json, conformance.md, 1 JUnit file" in said, said
     left = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     assert [p for p in left if not p.startswith("earlier/")] == ["junit-tests.xml"], left
     assert len([p for p in left if p.startswith("earlier/")]) == 6, left

@@ -13,23 +13,14 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from children import run_result
+from children import alive, run_result, wait_gone
 from fixtures import binaries
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
 
 
 def descendants(pid: int) -> set[int]:
@@ -48,16 +39,6 @@ def descendants(pid: int) -> set[int]:
                     found.add(child)
                     todo.append(child)
     return found
-
-
-def wait_gone(pids, timeout: float = 60) -> list[int]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        left = [p for p in pids if alive(p)]
-        if not left:
-            return []
-        time.sleep(0.2)  # sleep-ok: polling /proc for processes to end
-    return [p for p in pids if alive(p)]
 
 
 def referring_to(path: str) -> list[str]:
