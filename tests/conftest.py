@@ -75,10 +75,11 @@ def private_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     from fixtures import binaries
     from fixtures.providers.runs import reap_stale_runs
 
-    binaries.ensure()  # built (or found) in the shared cache, before the test's own takes over
+    shared = binaries.cache_dir() / "bin"  # what a child builds lands there too
+    shared.mkdir(parents=True, exist_ok=True)
     cache = tmp_path / "cache"
     cache.mkdir()
-    (cache / "bin").symlink_to(binaries.cache_dir() / "bin")
+    (cache / "bin").symlink_to(shared)
     monkeypatch.setenv("GANGCONF_CACHE", str(cache))
     yield cache
     left = reap_stale_runs(kept=True)
