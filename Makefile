@@ -22,8 +22,15 @@ COVER_PROFILES ?= beta alpha fault
 COVERDIR    := $(REPORTS)/coverage/counters
 # The project's own tests (tests/): most start clusters of their own in child runs.
 TEST_WORKERS ?= 2
+# make cluster: its fake nodes (GPUs are nvidia.com/gpu per node) and scheduler (kube-scheduler or reference).
+NODES       ?= 4
+GPUS        ?= 0
+SCHEDULER   ?= kube-scheduler
+# make kubectl: kubectl's arguments, and which kept cluster when several run.
+ARGS        ?=
+CLUSTER     ?=
 
-.PHONY: setup build conformance test fault unit mutation list-checks clean stop-all help doctor upgrade coverage
+.PHONY: setup build conformance test fault unit mutation list-checks clean stop-all help doctor upgrade coverage cluster kubectl
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -42,7 +49,7 @@ build: setup ## build (or reuse) the control plane, etcd and kwok for K8S_VERSIO
 	$(PY) -m fixtures.binaries build --version $(K8S_VERSION)
 
 conformance: build ## every profile's checks on a local v1.37.2 cluster, against both schedulers; reports/conformance.md
-	@rm -rf $(REPORTS)/results $(REPORTS)/allure-results $(REPORTS)/junit-*.xml
+	@$(PY) -m fixtures.report set-aside --reports-dir=$(REPORTS)
 	@status=0; \
 	profiles="$(PROFILES)"; \
 	if [ -z "$$profiles" ]; then \
@@ -53,7 +60,7 @@ conformance: build ## every profile's checks on a local v1.37.2 cluster, against
 			echo "gangconf: the $$profile checks against $$scheduler (cluster profile gang-$$profile)"; \
 			start=$$(date +%s); \
 			rc=0; \
-			$(PY) -m pytest suites --profile=gang-$$profile --only-profile=$$profile --scheduler=$$scheduler \
+			$(PY) -m pytest suites --profile=gang-$$profile --only-profile=$$profile --scheduler=$$scheduler --reports-dir=$(REPORTS) \
 				--k8s-version=$(K8S_VERSION) -n $(WORKERS) \
 				--junitxml=$(REPORTS)/junit-$$profile-$$scheduler.xml --alluredir=$(REPORTS)/allure-results \
 				$(PYTEST_ARGS) || rc=$$?; \
@@ -61,7 +68,7 @@ conformance: build ## every profile's checks on a local v1.37.2 cluster, against
 			echo "gangconf: the $$profile checks against $$scheduler took $$(( $$(date +%s) - start )) s"; \
 		done; \
 	done; \
-	$(PY) -m fixtures.report merge --reports-dir=$(REPORTS) || status=1; \
+	$(PY) -m fixtures.report merge --reports-dir=$(REPORTS) $(if $(strip $(PYTEST_ARGS)),--include-partial) || status=1; \
 	exit $$status
 
 test: build ## the project's tests (tests/), the conformance matrix, then the mutation check; fails if anything failed
@@ -104,7 +111,9 @@ upgrade: setup ## the upgrade checks, v1.36.3 to v1.37.2 on live etcd (builds v1
 
 unit: setup ## only the tests that need no cluster
 	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_builders.py tests/test_faults.py \
-		tests/test_mutants.py tests/test_report.py tests/test_catalogue.py tests/test_upstream_map.py tests/reference $(PYTEST_ARGS)
+	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_builders.py tests/test_faults.py \
+		tests/test_mutants.py tests/test_report.py tests/test_results.py tests/test_runs.py tests/test_catalogue.py \
+		tests/test_upstream_map.py tests/reference $(PYTEST_ARGS)
 
 list-checks: setup ## every behaviour of the catalogue with the tests that check it (nothing is started)
 	@$(PY) -m pytest suites --list-checks -q $(PYTEST_ARGS)
@@ -112,9 +121,16 @@ list-checks: setup ## every behaviour of the catalogue with the tests that check
 doctor: setup ## checklist of a cluster's gang-scheduling readiness: DOCTOR_ARGS="--kubeconfig PATH [--context NAME]" (default: a local PROFILE cluster)
 	$(PY) -m fixtures.doctor --profile=$(PROFILE) --k8s-version=$(K8S_VERSION) $(DOCTOR_ARGS)
 
-stop-all: setup ## stop local clusters kept by --keep-on-failure or left by a killed run
+cluster: setup ## start a local PROFILE cluster to poke at and leave it running (NODES=4 GPUS=0; SCHEDULER=reference adds the reference scheduler); prints how to use it
+	@$(PY) -m fixtures.providers.local up --profile=$(PROFILE) --k8s-version=$(K8S_VERSION) --scheduler=$(SCHEDULER) \
+		--nodes=$(NODES) --gpus=$(GPUS) --reports-dir=$(REPORTS)
+
+kubectl: setup ## kubectl against the running local cluster: ARGS="get pods,podgroups -A" (CLUSTER=NAME when several run)
+	@$(PY) -m fixtures.providers.local kubectl $(if $(CLUSTER),--name=$(CLUSTER)) -- $(ARGS)
+
+stop-all: setup ## stop every local cluster left running: make cluster's, those kept by --keep or --keep-on-failure, a killed run's
 	$(PY) -m fixtures.providers.local stop-all
 
-clean: ## remove reports and the virtualenv (the binary cache stays; it is ~/.cache/gangconf)
-	rm -rf $(REPORTS)/runs $(REPORTS)/results $(REPORTS)/*.xml $(REPORTS)/conformance.json $(REPORTS)/conformance.md \
-		$(REPORTS)/allure-results $(REPORTS)/coverage $(REPORTS)/coverage.* $(VENV)
+clean: ## remove reports (earlier ones too) and the virtualenv (the binary cache stays; it is ~/.cache/gangconf)
+	rm -rf $(REPORTS)/runs $(REPORTS)/results $(REPORTS)/earlier $(REPORTS)/*.xml $(REPORTS)/conformance.json \
+		$(REPORTS)/conformance.md $(REPORTS)/allure-results $(REPORTS)/coverage $(REPORTS)/coverage.* $(VENV)

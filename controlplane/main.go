@@ -1,7 +1,8 @@
 // Command kube is a multi-call binary holding the three control-plane
 // components gangconf runs as local processes: kube-apiserver,
 // kube-controller-manager and kube-scheduler, all built from the
-// k8s.io/kubernetes module of one release.
+// k8s.io/kubernetes module of one release, and kubectl from the same
+// release's k8s.io/kubectl, to talk to the clusters it starts.
 //
 // The component is chosen from the name the binary was invoked under
 // (symlinks named after each component), falling back to the first argument
@@ -18,7 +19,6 @@ import (
 	"strings"
 	_ "time/tzdata" // CronJob time zones, as the upstream mains do
 
-	"github.com/spf13/cobra"
 	"k8s.io/component-base/cli"
 	_ "k8s.io/component-base/logs/json/register"          // JSON log format
 	_ "k8s.io/component-base/metrics/prometheus/clientgo" // client-go metrics
@@ -28,23 +28,26 @@ import (
 	scheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
 )
 
-var components = map[string]func() *cobra.Command{
-	"kube-apiserver":          apiserver.NewAPIServerCommand,
-	"kube-controller-manager": controllermanager.NewControllerManagerCommand,
-	"kube-scheduler":          func() *cobra.Command { return scheduler.NewSchedulerCommand(schedulerOptions()...) },
+// components maps each name the binary answers to onto a function that
+// builds and runs that command, returning its exit code.
+var components = map[string]func() int{
+	"kube-apiserver":          func() int { return cli.Run(apiserver.NewAPIServerCommand()) },
+	"kube-controller-manager": func() int { return cli.Run(controllermanager.NewControllerManagerCommand()) },
+	"kube-scheduler":          func() int { return cli.Run(scheduler.NewSchedulerCommand(schedulerOptions()...)) },
+	"kubectl":                 runKubectl,
 }
 
 func main() {
 	name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
-	newCommand, ok := components[name]
+	run, ok := components[name]
 	if !ok && len(os.Args) > 1 {
-		if newCommand, ok = components[os.Args[1]]; ok {
+		if run, ok = components[os.Args[1]]; ok {
 			os.Args = os.Args[1:]
 		}
 	}
 	if !ok {
-		fmt.Fprintf(os.Stderr, "kube: invoke as one of kube-apiserver, kube-controller-manager, kube-scheduler (by symlink or as the first argument)\n")
+		fmt.Fprintf(os.Stderr, "kube: invoke as one of kube-apiserver, kube-controller-manager, kube-scheduler, kubectl (by symlink or as the first argument)\n")
 		os.Exit(2)
 	}
-	os.Exit(cli.Run(newCommand()))
+	os.Exit(run())
 }

@@ -1,4 +1,4 @@
-"""Helpers for the project's own tests: run the suite in a child pytest and read its verdicts."""
+"""Helpers for the project's own tests: run the suite in a child pytest and read its verdicts; a private cache for run state."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -61,3 +62,25 @@ def run_suite(tmp_path: Path):
         return SuiteRun(proc.returncode, proc.stdout, proc.stderr, outcomes, messages, reports)
 
     return run
+
+
+@pytest.fixture
+def private_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A cache of the test's own for the local clusters' state files, sharing the built binaries.
+
+    Set in the environment, so that the test's child commands use it too: their ``stop-all`` and
+    ``down`` see only the clusters this test made, never the developer's kept ones. At the end
+    whatever is still recorded there is stopped, and the test fails if anything was.
+    """
+    from fixtures import binaries
+    from fixtures.providers.runs import reap_stale_runs
+
+    shared = binaries.cache_dir() / "bin"  # what a child builds lands there too
+    shared.mkdir(parents=True, exist_ok=True)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "bin").symlink_to(shared)
+    monkeypatch.setenv("GANGCONF_CACHE", str(cache))
+    yield cache
+    left = reap_stale_runs(kept=True)
+    assert not left, f"left running: {left}"

@@ -13,7 +13,6 @@ a cluster older than v1.37 (a stub that answers only ``/version``, on 127.0.0.1)
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ import pytest
 import yaml
 from kubernetes import client, config
 
+from children import run_result
 from clusterstubs import closed_port, version_only_server, write_kubeconfig
 from fixtures import binaries, faults
 from fixtures.capacity import SlotPool, leftover_resources
@@ -236,7 +236,7 @@ def test_suites_run_on_a_foreign_cluster_and_leave_its_objects_untouched(foreign
     assert proc.returncode == 0, out[-6000:]
     described = [l for l in proc.stdout.splitlines() if l.startswith("gangconf: existing cluster")]
     assert len(described) == 1 and f"context {CONTEXT}" in described[0] and "extended resources" in described[0], out
-    summary = json.loads((tmp_path / "reports" / "results" / f"beta-{scheduler}.json").read_text())
+    summary = run_result(tmp_path / "reports", f"beta-{scheduler}")
     outcomes = {c["id"] + " " + c["test"].split("::")[-1]: c["outcome"] for c in summary["checks"]}
     assert summary["counts"]["failed"] == 0 and summary["counts"]["passed"] >= 9, outcomes
     # The deadlock scenario needs 12 nodes of its own; the vendor has 4: not applicable, with the reason.
@@ -263,7 +263,7 @@ def test_fault_checks_need_the_local_plugin_unless_the_reference_scheduler_is_ju
                   timeout=600)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-6000:]
-    checks = json.loads((tmp_path / "reports" / "results" / f"fault-{scheduler}.json").read_text())["checks"]
+    checks = run_result(tmp_path / "reports", f"fault-{scheduler}")["checks"]
     assert {c["id"] for c in checks} == {"GANG-PERMIT-001", "GANG-PERMIT-002"}, checks
     if scheduler == "kube-scheduler":
         # Its kube-scheduler is not the harness's build: there is no fault plugin to switch on.

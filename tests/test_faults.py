@@ -89,7 +89,7 @@ def test_a_config_the_fault_plugin_cannot_be_added_to_is_one_line(base: dict, me
 
 
 def _plane(tmp_path: Path, profile: str, **kwargs) -> LocalControlPlane:
-    fake = Binaries("v1.37.2", *(tmp_path / n for n in ("a", "b", "c", "d", "e")))
+    fake = Binaries("v1.37.2", *(tmp_path / n for n in ("a", "b", "c", "d", "e", "f")))
     plane = LocalControlPlane(fake, Profile.resolve(profile), tmp_path / "run", **kwargs)
     plane.secrets = tmp_path / "secrets"
     plane.secrets.mkdir(parents=True)

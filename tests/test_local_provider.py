@@ -12,7 +12,6 @@ import signal
 import ssl
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -21,30 +20,13 @@ import pytest
 import yaml
 from kubernetes import client, config
 
+from children import alive, kept_block, wait_gone
 from fixtures import binaries, faults
 from fixtures.profiles import Profile
-from fixtures.providers.local import LocalControlPlane, reap_stale_runs
+from fixtures.providers.local import LocalControlPlane
+from fixtures.providers.runs import reap_stale_runs
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
-
-
-def wait_gone(pids: list[int], timeout: float = 30) -> list[int]:
-    """Poll /proc until none of ``pids`` is alive; return those still alive at the deadline."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        left = [p for p in pids if alive(p)]
-        if not left:
-            return []
-        time.sleep(0.1)
-    return [p for p in pids if alive(p)]
 
 
 def listeners(pids: set[int]) -> list[str]:
@@ -150,13 +132,17 @@ from fixtures.profiles import Profile
 from fixtures.providers.local import LocalControlPlane
 cp = LocalControlPlane(binaries.ensure(), Profile.resolve("gang-beta"), Path(sys.argv[1]), detachable=sys.argv[2] == "1")
 cp.start()
+if sys.argv[3:] == ["reference"]:
+    from fixtures.reference import ReferenceScheduler
+    ReferenceScheduler.for_profile(cp.cluster().api_client(), cp.profile, run_id="child", start_timeout=90,
+                                   log=Path(sys.argv[1]) / "reference-scheduler.log", plane=cp).start()
 print(json.dumps({"pids": [c.pid for c in cp.components], "secrets": str(cp.secrets)}), flush=True)
 time.sleep(600)
 """
 
 
-def _start_child(tmp_path: Path, detachable: bool) -> tuple[subprocess.Popen, dict]:
-    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(tmp_path), "1" if detachable else "0"],
+def _start_child(tmp_path: Path, detachable: bool, *extra: str) -> tuple[subprocess.Popen, dict]:
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, str(tmp_path), "1" if detachable else "0", *extra],
                              cwd=REPO, stdout=subprocess.PIPE, text=True)
     line = child.stdout.readline()
     assert line, "the child did not start a control plane"
@@ -181,6 +167,24 @@ def test_next_start_reaps_a_run_whose_owner_died(tmp_path):
     assert len(reaped) == len(info["pids"]), reaped
     assert wait_gone(info["pids"]) == []
     assert not Path(info["secrets"]).exists()
+
+
+def test_a_reference_scheduler_beside_a_keepable_cluster_is_reaped_with_it_after_a_sigkill(tmp_path, private_runs):
+    """A cluster that may be kept outlives a SIGKILLed owner, its reference scheduler too (neither has
+    PR_SET_PDEATHSIG); not kept, it is stale, and the next start (or stop-all) ends both."""
+    child, info = _start_child(tmp_path, True, "reference")
+    (state,) = (private_runs / "runs").glob("*.json")
+    recorded = json.loads(state.read_text())["processes"]
+    assert [p["name"] for p in recorded][-1] == "reference-scheduler", recorded
+    assert (Path(info["secrets"]) / "reference-scheduler" / "kubeconfig").is_file()  # its credentials: the cluster's
+    child.kill()
+    child.wait()
+    pids = [p["pid"] for p in recorded]
+    assert all(alive(p) for p in pids), recorded
+    reaped = reap_stale_runs()
+    assert len(reaped) == len(pids) and reaped[0].startswith("reference-scheduler"), reaped
+    assert wait_gone(pids) == []
+    assert not Path(info["secrets"]).exists() and not state.exists()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
@@ -229,7 +233,7 @@ def test_fails_on_purpose(pool, gang):
 
 
 @pytest.mark.parametrize("side_by_side", [[], ["-n", "2"]], ids=["one-process", "side-by-side"])
-def test_keep_on_failure_leaves_the_cluster_and_the_tests_objects_until_stop_all(tmp_path, side_by_side):
+def test_keep_on_failure_leaves_the_cluster_and_the_tests_objects_until_down(tmp_path, side_by_side, private_runs):
     (tmp_path / "test_fail.py").write_text(_FAILING_TEST)
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "fixtures.plugin", "-p", "no:pytest-kind", "-p", "no:cacheprovider",
@@ -237,23 +241,21 @@ def test_keep_on_failure_leaves_the_cluster_and_the_tests_objects_until_stop_all
          "--keep-on-failure", *side_by_side, str(tmp_path / "test_fail.py")],
         cwd=REPO, capture_output=True, text=True, timeout=180)
     assert proc.returncode == 1, proc.stdout
-    line = next((l for l in proc.stdout.splitlines() if "kept the cluster for inspection" in l), None)
-    assert line, proc.stdout
-    kubeconfig = line.split("KUBECONFIG=")[1].split(";")[0]
-    state = next(p for p in (Path(binaries.cache_dir()) / "runs").glob("*.json")
-                 if json.loads(p.read_text())["secrets"] in kubeconfig)
+    kept = kept_block(proc.stdout)
+    (state,) = (private_runs / "runs").glob("*.json")
     pids = [p["pid"] for p in json.loads(state.read_text())["processes"]]
     try:
         assert all(alive(p) for p in pids)
-        api = config.new_client_from_config(config_file=kubeconfig)
+        api = config.new_client_from_config(config_file=kept["kubeconfig"])
         pods = client.CoreV1Api(api).list_pod_for_all_namespaces(label_selector="gangconf.io/run").items
         assert [p.metadata.name for p in pods] == ["kept"]
         api.close()
     finally:
-        subprocess.run([sys.executable, "-m", "fixtures.providers.local", "stop-all"], cwd=REPO, check=True,
-                       capture_output=True)
+        down = subprocess.run([sys.executable, "-m", "fixtures.providers.local", "down", kept["name"]], cwd=REPO,
+                              capture_output=True, text=True)
+    assert down.returncode == 0 and f"stopped the local cluster {kept['name']}" in down.stdout, down.stdout + down.stderr
     assert wait_gone(pids) == []
-    assert not Path(kubeconfig).exists()
+    assert not Path(kept["kubeconfig"]).exists() and not state.exists()
 
 
 def test_a_port_taken_before_its_component_binds_it_means_a_new_start(tmp_path, monkeypatch):

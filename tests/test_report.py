@@ -1,4 +1,4 @@
-"""The conformance report's merge, rendering and command line: pure code, no cluster."""
+"""The conformance report's merge, rendering, result files and command line: pure code, no cluster."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures import report
+from fixtures import conformance, report
 from fixtures.catalogue import CATALOGUE, Behaviour
 
 REPO = Path(__file__).resolve().parent.parent
@@ -27,23 +27,26 @@ def check(id: str, test: str, outcome: str, scheduler: str, **extra) -> dict:
             "outcome": outcome, "seconds": 1.5, **extra}
 
 
-def partial(scheduler: str, checks: list[dict], *, profile: str = "beta", suite: dict | None = None,
-            started: str = "2026-01-01T00:00:00+00:00") -> dict:
+def result(scheduler: str, checks: list[dict], *, profile: str = "beta", suite: dict | None = None,
+           started: str = "2026-01-01T00:00:00+00:00", why: list[str] | None = None) -> dict:
+    """A run's result as a run writes it; ``why`` makes it a partial run's."""
+    run_id = f"run-{scheduler}"
     return {
-        "format": report.FORMAT,
-        "source": f"{profile}-{scheduler}.json",
-        "run": {"run": f"run-{scheduler}", "profile": profile, "scheduler": scheduler, "server_version": "v1.37.2",
+        "format": conformance.FORMAT,
+        "source": f"results/partial/{run_id}-{profile}-{scheduler}.json" if why else f"results/{profile}-{scheduler}.json",
+        "run": {"run": run_id, "profile": profile, "scheduler": scheduler, "server_version": "v1.37.2",
                 "feature_gates": {"GenericWorkload": True}, "runtime_config": {"scheduling.k8s.io/v1beta1": "true"},
-                "started": started, "finished": started, "seconds": 10.0},
-        "counts": {k: sum(1 for c in checks if c["outcome"] == k) for k in report.OUTCOMES},
+                "started": started, "finished": started, "seconds": 10.0, "complete": not why,
+                "partial_because": why or []},
+        "counts": {k: sum(1 for c in checks if c["outcome"] == k) for k in conformance.OUTCOMES},
         "checks": checks,
         "suite": suite or {"checks": {}, "not_observable": {}},
     }
 
 
 def test_a_failed_check_decides_the_behaviour_and_a_pass_beats_not_applicable():
-    merged = report.merge([
-        partial("kube-scheduler", [
+    merged = conformance.merge([
+        result("kube-scheduler", [
             check("GANG-A-001", "test_one", "passed", "kube-scheduler"),
             check("GANG-A-001", "test_two", "failed", "kube-scheduler", reason="AssertionError: bound 1 of 3"),
             check("GANG-A-002", "test_three", "passed", "kube-scheduler"),
@@ -59,10 +62,10 @@ def test_a_failed_check_decides_the_behaviour_and_a_pass_beats_not_applicable():
 
 
 def test_one_column_per_scheduler_kube_scheduler_first():
-    merged = report.merge([
-        partial("reference", [check("GANG-A-001", "test_one", "not applicable", "reference",
+    merged = conformance.merge([
+        result("reference", [check("GANG-A-001", "test_one", "not applicable", "reference",
                                     reason="not applicable: a kube-scheduler profile is needed")]),
-        partial("kube-scheduler", [check("GANG-A-001", "test_one", "passed", "kube-scheduler")]),
+        result("kube-scheduler", [check("GANG-A-001", "test_one", "passed", "kube-scheduler")]),
     ], SMALL)
     assert merged["schedulers"] == ["kube-scheduler", "reference"]
     outcomes = merged["behaviours"]["GANG-A-001"]["outcomes"]
@@ -78,7 +81,7 @@ def test_not_observable_no_check_not_run_and_uncatalogued_ids_are_told_apart():
                    "GANG-Z-999": [{"test": "suites/test_a.py::test_stray", "profile": "beta"}]},
         "not_observable": {"GANG-A-002": {"reason": "internal to the queue", "module": "suites/test_a.py"}},
     }
-    merged = report.merge([partial("kube-scheduler", [check("GANG-A-001", "test_one", "passed", "kube-scheduler"),
+    merged = conformance.merge([result("kube-scheduler", [check("GANG-A-001", "test_one", "passed", "kube-scheduler"),
                                                       check("GANG-Z-999", "test_stray", "passed", "kube-scheduler")],
                                    suite=suite)], SMALL)
     entries = merged["behaviours"]
@@ -93,7 +96,7 @@ def test_not_observable_no_check_not_run_and_uncatalogued_ids_are_told_apart():
     # "not run" is no outcome: it is not counted.
     assert merged["counts"] == {"passed": 2, "failed": 0, "not applicable": 0}
 
-    text = report.render_markdown(merged)
+    text = conformance.render_markdown(merged)
     assert "| GANG-A-004 | fourth | beta | **NO CHECK** |" in text
     assert "| GANG-A-002 | second | beta | not observable |" in text
     assert "- **GANG-A-002** (`suites/test_a.py`): internal to the queue" in text
@@ -102,11 +105,11 @@ def test_not_observable_no_check_not_run_and_uncatalogued_ids_are_told_apart():
 
 
 def test_markdown_keeps_reasons_on_one_table_line_and_labels_informational_checks():
-    merged = report.merge([partial("kube-scheduler", [
+    merged = conformance.merge([result("kube-scheduler", [
         check("GANG-A-001", "test_one", "failed", "kube-scheduler", reason="AssertionError: a | b\nsecond line"),
         check("GANG-A-002", "test_two", "passed", "kube-scheduler", informational="heterogeneous tier"),
     ])], SMALL)
-    text = report.render_markdown(merged)
+    text = conformance.render_markdown(merged)
     row = next(line for line in text.splitlines() if line.startswith("| GANG-A-001 |"))
     assert "a \\| b second line" in row
     assert "passed: informational: heterogeneous tier" in text
@@ -114,10 +117,10 @@ def test_markdown_keeps_reasons_on_one_table_line_and_labels_informational_check
 
 
 def test_runs_carry_their_metadata_and_timing():
-    merged = report.merge([
-        partial("kube-scheduler", [check("GANG-A-001", "test_one", "passed", "kube-scheduler")],
+    merged = conformance.merge([
+        result("kube-scheduler", [check("GANG-A-001", "test_one", "passed", "kube-scheduler")],
                 started="2026-01-01T00:00:00+00:00"),
-        partial("reference", [check("GANG-A-001", "test_one", "passed", "reference")],
+        result("reference", [check("GANG-A-001", "test_one", "passed", "reference")],
                 started="2026-01-01T00:05:00+00:00"),
     ], SMALL)
     assert [r["scheduler"] for r in merged["runs"]] == ["kube-scheduler", "reference"]
@@ -125,13 +128,13 @@ def test_runs_carry_their_metadata_and_timing():
     assert merged["runs"][0]["feature_gates"] == {"GenericWorkload": True}
     assert merged["timing"]["runs_seconds"] == 20.0
     assert merged["timing"]["checks_seconds"] == 3.0
-    text = report.render_markdown(merged)
-    assert "| `beta-kube-scheduler.json` | beta | kube-scheduler | v1.37.2 |" in text
+    text = conformance.render_markdown(merged)
+    assert "| `results/beta-kube-scheduler.json` | complete | beta | kube-scheduler | v1.37.2 |" in text
     assert "GenericWorkload=true" in text and "scheduling.k8s.io/v1beta1=true" in text
 
 
 def test_the_real_catalogue_orders_the_report():
-    merged = report.merge([])
+    merged = conformance.merge([])
     assert list(merged["behaviours"]) == list(CATALOGUE)
     assert all(e["status"] == "no check" for e in merged["behaviours"].values())
     assert merged["summary"] == "0 passed, 0 failed, 0 not applicable"
@@ -143,15 +146,16 @@ def test_skip_reasons_lose_their_prefixes_also_as_sent_by_a_worker(skip):
     assert report._skip_reason(skip) == "needs the alpha profile"
 
 
-def _write(results: Path, data: dict) -> None:
-    results.mkdir(parents=True, exist_ok=True)
-    (results / data["source"]).write_text(json.dumps({k: v for k, v in data.items() if k != "source"}))
+def _write(reports: Path, data: dict) -> None:
+    path = reports / data["source"]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({k: v for k, v in data.items() if k != "source"}))
 
 
-def test_merge_command_writes_both_files_from_every_partial_result(tmp_path: Path):
+def test_merge_command_writes_both_files_from_every_complete_result(tmp_path: Path):
     results = tmp_path / "results"
-    _write(results, partial("kube-scheduler", [check("GANG-QUORUM-001", "test_one", "passed", "kube-scheduler")]))
-    _write(results, partial("reference", [check("GANG-QUORUM-001", "test_one", "failed", "reference", reason="x")]))
+    _write(tmp_path, result("kube-scheduler", [check("GANG-QUORUM-001", "test_one", "passed", "kube-scheduler")]))
+    _write(tmp_path, result("reference", [check("GANG-QUORUM-001", "test_one", "failed", "reference", reason="x")]))
     (results / "notes.json").write_text("not json")  # skipped with a note, not fatal
     proc = subprocess.run([sys.executable, "-m", "fixtures.report", "merge", f"--reports-dir={tmp_path}"],
                           cwd=REPO, capture_output=True, text=True, timeout=60)
@@ -168,7 +172,7 @@ def test_merge_command_without_results_is_one_line(tmp_path: Path):
     proc = subprocess.run([sys.executable, "-m", "fixtures.report", "merge", f"--reports-dir={tmp_path}"],
                           cwd=REPO, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
-    assert proc.stderr.strip().count("\n") == 0 and "no partial results" in proc.stderr, proc.stderr
+    assert proc.stderr.strip().count("\n") == 0 and "no results of complete runs" in proc.stderr, proc.stderr
 
 
 def test_a_cluster_reaches_the_workers_with_every_field_but_stop(tmp_path: Path):

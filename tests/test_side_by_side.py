@@ -13,22 +13,14 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from children import alive, run_result, wait_gone
 from fixtures import binaries
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
 
 
 def descendants(pid: int) -> set[int]:
@@ -47,16 +39,6 @@ def descendants(pid: int) -> set[int]:
                     found.add(child)
                     todo.append(child)
     return found
-
-
-def wait_gone(pids, timeout: float = 60) -> list[int]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        left = [p for p in pids if alive(p)]
-        if not left:
-            return []
-        time.sleep(0.2)  # sleep-ok: polling /proc for processes to end
-    return [p for p in pids if alive(p)]
 
 
 def referring_to(path: str) -> list[str]:
@@ -113,10 +95,13 @@ def test_workers_share_one_cluster_and_nothing_outlives_the_run(tmp_path: Path):
     assert child.proc.returncode == 0, out[-4000:]
     assert out.count("local control plane") == 1 and out.count("gangconf preflight [ok]") == 1, out
     assert "2 workers" in out, out
-    partial = json.loads((tmp_path / "reports" / "results" / "beta-kube-scheduler.json").read_text())
-    assert partial["run"]["workers"] == 2 and partial["run"]["server_version"].startswith("v1.37.")
-    assert {c["outcome"] for c in partial["checks"]} == {"passed"} and len(partial["checks"]) == 3, partial["checks"]
-    assert (tmp_path / "reports" / "conformance.md").read_text().rstrip().endswith("0 failed, 0 not applicable")
+    result = run_result(tmp_path / "reports", "beta-kube-scheduler")
+    assert result["run"]["workers"] == 2 and result["run"]["server_version"].startswith("v1.37.")
+    assert {c["outcome"] for c in result["checks"]} == {"passed"} and len(result["checks"]) == 3, result["checks"]
+    # Two files and -k: a partial run, whose selection the controller learnt from the workers.
+    why = result["run"]["partial_because"]
+    assert not result["run"]["complete"] and why[-1].startswith("narrowed by -k 'served or fewer or finalizer'"), why
+    assert any(w.startswith("3 of the ") and w.endswith(" tests its profile selects were selected") for w in why), why
     # Both workers ran checks, against the one cluster (one run ID, one run directory).
     assert len(list((tmp_path / "reports" / "runs").iterdir())) == 1
     assert wait_gone(pids) == [] and not state["path"].exists() and not Path(state["secrets"]).exists()
@@ -168,9 +153,9 @@ def test_a_crashed_worker_does_not_keep_the_cluster(tmp_path: Path):
     assert child.proc.returncode == 1, out[-3000:]
     assert "crashed" in out and "test_worker_dies" in out, out[-3000:]
     # xdist's report of the crash carries no check identity; the report still counts it as failed.
-    partial = json.loads((tmp_path / "reports" / "results" / "beta-kube-scheduler.json").read_text())
-    assert [(c["id"], c["outcome"]) for c in partial["checks"]] == [("GANG-CYCLE-006", "failed")], partial["checks"]
-    assert "crashed" in partial["checks"][0]["reason"], partial["checks"][0]
+    result = run_result(tmp_path / "reports", "beta-kube-scheduler")
+    assert [(c["id"], c["outcome"]) for c in result["checks"]] == [("GANG-CYCLE-006", "failed")], result["checks"]
+    assert "crashed" in result["checks"][0]["reason"], result["checks"][0]
     assert wait_gone(pids) == [] and not state["path"].exists(), out[-3000:]
     assert referring_to(state["secrets"]) == []
 
