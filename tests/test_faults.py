@@ -18,7 +18,7 @@ from fixtures.providers.local import LocalControlPlane
 from reference_scheduler.plugins import fault as reference_fault
 
 REPO = Path(__file__).resolve().parent.parent
-GO_PLUGIN = REPO / "controlplane" / "faultreserve.go"
+GO_PLUGIN = REPO / "controlplane" / "faultplugin" / "faultplugin.go"
 
 
 def _reserve(doc: dict, profile: int = 0) -> list[str]:
@@ -127,9 +127,9 @@ def test_a_forks_scheduler_binary_runs_without_the_plugin(tmp_path: Path):
 
 
 def test_the_go_plugin_and_the_harness_agree_on_name_label_modes_and_message():
-    constants = dict(re.findall(r'^\s*(fault\w+)\s*=\s*"([^"]*)"', GO_PLUGIN.read_text(), re.M))
-    assert constants == {"faultReserveName": faults.PLUGIN, "faultReserveLabel": faults.RESERVE_LABEL,
-                         "faultOnce": faults.ONCE, "faultAlways": faults.ALWAYS}, constants
+    constants = dict(re.findall(r'^\t(\w+)\s*=\s*"([^"]*)"', GO_PLUGIN.read_text(), re.M))
+    assert constants == {"Name": faults.PLUGIN, "Label": faults.RESERVE_LABEL,
+                         "Once": faults.ONCE, "Always": faults.ALWAYS}, constants
     source = GO_PLUGIN.read_text()
     assert '"%s=%s: Reserve failed (injected)"' in source
     assert (reference_fault.NAME, reference_fault.ONCE, reference_fault.ALWAYS) == (faults.PLUGIN, faults.ONCE,
@@ -138,8 +138,10 @@ def test_the_go_plugin_and_the_harness_agree_on_name_label_modes_and_message():
     assert faults.reserve_failure(faults.ALWAYS) == f"0/1 nodes are available: 1 {reason}."
 
 
-def test_plugins_go_registers_the_plugin():
-    assert "scheduler.WithPlugin(faultReserveName, newFaultReserve)" in (REPO / "controlplane" / "plugins.go").read_text()
+def test_plugins_go_registers_the_plugin_as_the_readme_tells_a_fork_to():
+    assert "scheduler.WithPlugin(faultplugin.Name, faultplugin.New)" in (REPO / "controlplane" / "plugins.go").read_text()
+    readme = (REPO / "README.md").read_text()
+    assert '"gangconf.dev/controlplane/faultplugin"' in readme and "app.WithPlugin(faultplugin.Name, faultplugin.New)" in readme
 
 
 def test_a_mode_that_is_not_once_or_always_is_refused():
