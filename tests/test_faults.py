@@ -118,9 +118,49 @@ def test_local_provider_adds_the_plugin_to_the_users_config(tmp_path: Path):
     assert _reserve(written) == ["Mine", faults.PLUGIN]
 
 
-def test_a_forks_scheduler_binary_runs_without_the_plugin(tmp_path: Path):
-    plane = _plane(tmp_path, "gang-fault", scheduler_binary=tmp_path / "fork")
-    assert not plane.fault_injection  # the fork has no such plugin; the fault checks say so instead
+def test_a_forks_scheduler_binary_runs_the_fault_profile_too(tmp_path: Path):
+    assert _plane(tmp_path, "gang-fault", scheduler_binary=tmp_path / "fork").fault_injection  # once probed
+
+
+# -- the probe of a fork's binary (real kube-scheduler, nothing started) -------------------------
+
+
+def _fault_config(tmp_path: Path, plugin: str = faults.PLUGIN) -> Path:
+    """The fault profile's configuration, naming ``plugin``, with a kubeconfig no server answers."""
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "none",
+        "clusters": [{"name": "none", "cluster": {"server": "https://127.0.0.1:1"}}],
+        "users": [{"name": "none", "user": {"token": "none"}}],
+        "contexts": [{"name": "none", "context": {"cluster": "none", "user": "none"}}]}))
+    doc = faults.scheduler_config()
+    doc["profiles"][0]["plugins"]["reserve"]["enabled"] = [{"name": plugin}]
+    doc["clientConnection"] = {"kubeconfig": str(kubeconfig)}
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(doc))
+    return config
+
+
+def test_the_probe_finds_the_plugin_in_a_kube_scheduler_that_registers_it(tmp_path: Path):
+    from fixtures import binaries
+
+    faults.probe(binaries.ensure().kube_scheduler, _fault_config(tmp_path), ["--feature-gates=GenericWorkload=true"])
+
+
+def test_a_kube_scheduler_without_the_plugin_is_refused_in_one_line_that_says_how_to_add_it(tmp_path: Path):
+    from fixtures import binaries
+
+    # The same real binary, asked for a plugin no build registers: kube-scheduler refuses it as it
+    # refuses GangconfFaultReserve in a fork's main that does not register it.
+    with pytest.raises(ProfileError, match="does not know the plugin GangconfAbsent") as info:
+        faults.probe(binaries.ensure().kube_scheduler, _fault_config(tmp_path, "GangconfAbsent"), plugin="GangconfAbsent")
+    assert "\n" not in str(info.value) and "app.WithPlugin(faultplugin.Name, faultplugin.New)" in str(info.value)
+
+
+def test_a_binary_that_is_no_kube_scheduler_is_refused_with_its_own_words(tmp_path: Path):
+    with pytest.raises(ProfileError, match=r"refused the fault profile's configuration \(exit 1\)") as info:
+        faults.probe(Path("/bin/false"), _fault_config(tmp_path))
+    assert "\n" not in str(info.value)
 
 
 # -- one contract, two implementations ------------------------------------------------------------
