@@ -26,8 +26,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from fixtures import binaries, forks
 
 #: The checks both trees run: the two fault checks that need no Permit timeout, two beta checks.

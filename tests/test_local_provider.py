@@ -21,7 +21,7 @@ import pytest
 import yaml
 from kubernetes import client, config
 
-from fixtures import binaries, faults
+from fixtures import binaries
 from fixtures.errors import ProfileError
 from fixtures.profiles import Profile
 from fixtures.providers.local import LocalControlPlane, reap_stale_runs
