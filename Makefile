@@ -13,7 +13,13 @@ REPORTS     := reports
 # The conformance matrix: every profile that has checks (beta, alpha, fault, upgrade; read from the
 # suites with --list-checks) against every scheduler. Set PROFILES to run only some of them.
 PROFILES    ?=
-SCHEDULERS  ?= kube-scheduler reference
+# A scheduler fork's checkout (a v1.37.x kubernetes tree): the matrix then runs its kube-scheduler,
+# built from that tree (FORK_COMPONENTS=all: every control-plane component from it), and by default
+# only against it; SCHEDULERS="kube-scheduler reference" adds the reference column.
+SCHEDULER_SOURCE ?=
+FORK_COMPONENTS  ?= kube-scheduler
+FORK_ARGS   := $(if $(SCHEDULER_SOURCE),--scheduler-source=$(abspath $(SCHEDULER_SOURCE)) --fork-components=$(FORK_COMPONENTS))
+SCHEDULERS  ?= $(if $(SCHEDULER_SOURCE),kube-scheduler,kube-scheduler reference)
 # Checks side by side per run (pytest-xdist workers sharing one cluster). The checks mostly wait on
 # watched state (12 to 45 s windows), so 4 run reliably on two cores; -n 0 runs them one by one.
 WORKERS     ?= 4
@@ -45,10 +51,10 @@ $(VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed ## create .venv and install gangconf with its dependencies
 
-build: setup ## build (or reuse) the control plane, etcd and kwok for K8S_VERSION
-	$(PY) -m fixtures.binaries build --version $(K8S_VERSION)
+build: setup ## build (or reuse) the control plane, etcd and kwok for K8S_VERSION (and the fork at SCHEDULER_SOURCE)
+	$(PY) -m fixtures.binaries build --version $(K8S_VERSION) $(FORK_ARGS)
 
-conformance: build ## every profile's checks on a local v1.37.2 cluster, against both schedulers; reports/conformance.md
+conformance: build ## every profile's checks on a local v1.37.2 cluster, against both schedulers (SCHEDULER_SOURCE=PATH: a fork's); reports/conformance.md
 	@$(PY) -m fixtures.report set-aside --reports-dir=$(REPORTS)
 	@status=0; \
 	profiles="$(PROFILES)"; \
@@ -61,7 +67,7 @@ conformance: build ## every profile's checks on a local v1.37.2 cluster, against
 			start=$$(date +%s); \
 			rc=0; \
 			$(PY) -m pytest suites --profile=gang-$$profile --only-profile=$$profile --scheduler=$$scheduler --reports-dir=$(REPORTS) \
-				--k8s-version=$(K8S_VERSION) -n $(WORKERS) \
+				--k8s-version=$(K8S_VERSION) -n $(WORKERS) $(FORK_ARGS) \
 				--junitxml=$(REPORTS)/junit-$$profile-$$scheduler.xml --alluredir=$(REPORTS)/allure-results \
 				$(PYTEST_ARGS) || rc=$$?; \
 			[ $$rc -eq 0 ] || [ $$rc -eq 5 ] || status=1; \
@@ -101,18 +107,18 @@ mutation: build ## the mutation check (slow, minutes): every deliberately broken
 	$(PY) -m pytest tests/test_mutation.py -rfE --junitxml=$(REPORTS)/junit-mutation.xml
 
 fault: build ## the fault profile's checks (the Permit barrier and its 5-minute timeout) on both schedulers
-	$(PY) -m pytest suites/test_permit.py --profile=gang-fault --k8s-version=$(K8S_VERSION) \
+	$(PY) -m pytest suites/test_permit.py --profile=gang-fault --k8s-version=$(K8S_VERSION) $(FORK_ARGS) \
 		--junitxml=$(REPORTS)/junit-fault.xml $(PYTEST_ARGS)
 	$(PY) -m pytest suites/test_permit.py --profile=gang-fault --scheduler=reference --k8s-version=$(K8S_VERSION) \
 		--junitxml=$(REPORTS)/junit-fault-reference.xml $(PYTEST_ARGS)
 
 upgrade: setup ## the upgrade checks, v1.36.3 to v1.37.2 on live etcd (builds v1.36.3 on first use)
-	$(PY) -m pytest suites/test_upgrade.py --profile=upgrade --junitxml=$(REPORTS)/junit-upgrade.xml $(PYTEST_ARGS)
+	$(PY) -m pytest suites/test_upgrade.py --profile=upgrade --junitxml=$(REPORTS)/junit-upgrade.xml $(FORK_ARGS) $(PYTEST_ARGS)
 
 unit: setup ## only the tests that need no cluster
 	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_builders.py tests/test_faults.py \
 		tests/test_mutants.py tests/test_report.py tests/test_results.py tests/test_runs.py tests/test_catalogue.py \
-		tests/test_upstream_map.py tests/reference $(PYTEST_ARGS)
+		tests/test_upstream_map.py tests/test_forks.py tests/reference $(PYTEST_ARGS)
 
 list-checks: setup ## every behaviour of the catalogue with the tests that check it (nothing is started)
 	@$(PY) -m pytest suites --list-checks -q $(PYTEST_ARGS)

@@ -18,7 +18,7 @@ from fixtures.providers.local import LocalControlPlane
 from reference_scheduler.plugins import fault as reference_fault
 
 REPO = Path(__file__).resolve().parent.parent
-GO_PLUGIN = REPO / "controlplane" / "faultreserve.go"
+GO_PLUGIN = REPO / "controlplane" / "faultplugin" / "faultplugin.go"
 
 
 def _reserve(doc: dict, profile: int = 0) -> list[str]:
@@ -118,18 +118,58 @@ def test_local_provider_adds_the_plugin_to_the_users_config(tmp_path: Path):
     assert _reserve(written) == ["Mine", faults.PLUGIN]
 
 
-def test_a_forks_scheduler_binary_runs_without_the_plugin(tmp_path: Path):
-    plane = _plane(tmp_path, "gang-fault", scheduler_binary=tmp_path / "fork")
-    assert not plane.fault_injection  # the fork has no such plugin; the fault checks say so instead
+def test_a_forks_scheduler_binary_runs_the_fault_profile_too(tmp_path: Path):
+    assert _plane(tmp_path, "gang-fault", scheduler_binary=tmp_path / "fork").fault_injection  # once probed
+
+
+# -- the probe of a fork's binary (real kube-scheduler, nothing started) -------------------------
+
+
+def _fault_config(tmp_path: Path, plugin: str = faults.PLUGIN) -> Path:
+    """The fault profile's configuration, naming ``plugin``, with a kubeconfig no server answers."""
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "none",
+        "clusters": [{"name": "none", "cluster": {"server": "https://127.0.0.1:1"}}],
+        "users": [{"name": "none", "user": {"token": "none"}}],
+        "contexts": [{"name": "none", "context": {"cluster": "none", "user": "none"}}]}))
+    doc = faults.scheduler_config()
+    doc["profiles"][0]["plugins"]["reserve"]["enabled"] = [{"name": plugin}]
+    doc["clientConnection"] = {"kubeconfig": str(kubeconfig)}
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(doc))
+    return config
+
+
+def test_the_probe_finds_the_plugin_in_a_kube_scheduler_that_registers_it(tmp_path: Path):
+    from fixtures import binaries
+
+    faults.probe(binaries.ensure().kube_scheduler, _fault_config(tmp_path), ["--feature-gates=GenericWorkload=true"])
+
+
+def test_a_kube_scheduler_without_the_plugin_is_refused_in_one_line_that_says_how_to_add_it(tmp_path: Path):
+    from fixtures import binaries
+
+    # The same real binary, asked for a plugin no build registers: kube-scheduler refuses it as it
+    # refuses GangconfFaultReserve in a fork's main that does not register it.
+    with pytest.raises(ProfileError, match="does not know the plugin GangconfAbsent") as info:
+        faults.probe(binaries.ensure().kube_scheduler, _fault_config(tmp_path, "GangconfAbsent"), plugin="GangconfAbsent")
+    assert "\n" not in str(info.value) and "app.WithPlugin(faultplugin.Name, faultplugin.New)" in str(info.value)
+
+
+def test_a_binary_that_is_no_kube_scheduler_is_refused_with_its_own_words(tmp_path: Path):
+    with pytest.raises(ProfileError, match=r"refused the fault profile's configuration \(exit 1\)") as info:
+        faults.probe(Path("/bin/false"), _fault_config(tmp_path))
+    assert "\n" not in str(info.value)
 
 
 # -- one contract, two implementations ------------------------------------------------------------
 
 
 def test_the_go_plugin_and_the_harness_agree_on_name_label_modes_and_message():
-    constants = dict(re.findall(r'^\s*(fault\w+)\s*=\s*"([^"]*)"', GO_PLUGIN.read_text(), re.M))
-    assert constants == {"faultReserveName": faults.PLUGIN, "faultReserveLabel": faults.RESERVE_LABEL,
-                         "faultOnce": faults.ONCE, "faultAlways": faults.ALWAYS}, constants
+    constants = dict(re.findall(r'^\t(\w+)\s*=\s*"([^"]*)"', GO_PLUGIN.read_text(), re.M))
+    assert constants == {"Name": faults.PLUGIN, "Label": faults.RESERVE_LABEL,
+                         "Once": faults.ONCE, "Always": faults.ALWAYS}, constants
     source = GO_PLUGIN.read_text()
     assert '"%s=%s: Reserve failed (injected)"' in source
     assert (reference_fault.NAME, reference_fault.ONCE, reference_fault.ALWAYS) == (faults.PLUGIN, faults.ONCE,
@@ -138,8 +178,10 @@ def test_the_go_plugin_and_the_harness_agree_on_name_label_modes_and_message():
     assert faults.reserve_failure(faults.ALWAYS) == f"0/1 nodes are available: 1 {reason}."
 
 
-def test_plugins_go_registers_the_plugin():
-    assert "scheduler.WithPlugin(faultReserveName, newFaultReserve)" in (REPO / "controlplane" / "plugins.go").read_text()
+def test_plugins_go_registers_the_plugin_as_the_readme_tells_a_fork_to():
+    assert "scheduler.WithPlugin(faultplugin.Name, faultplugin.New)" in (REPO / "controlplane" / "plugins.go").read_text()
+    readme = (REPO / "README.md").read_text()
+    assert '"gangconf.dev/controlplane/faultplugin"' in readme and "app.WithPlugin(faultplugin.Name, faultplugin.New)" in readme
 
 
 def test_a_mode_that_is_not_once_or_always_is_refused():

@@ -133,6 +133,24 @@ def test_runs_carry_their_metadata_and_timing():
     assert "GenericWorkload=true" in text and "scheduling.k8s.io/v1beta1=true" in text
 
 
+def test_the_report_names_the_fork_and_the_binary_that_were_tested():
+    fork = {"source": "/src/kubernetes", "version": "v1.37.2-3+0123456789abcd", "version_from": "git describe",
+            "git_describe": "v1.37.2-3-g0123456", "git_commit": "0123456789abcdef", "content_hash": "c" * 64,
+            "staging": ["k8s.io/api"], "components": ["kube-scheduler"], "binary": "/cache/kube-fork-x/kube-scheduler",
+            "binary_sha256": "b" * 64}
+    sourced, given = (partial(s, [check("GANG-A-001", "test_one", "passed", "kube-scheduler")], profile=p)
+                      for s, p in (("kube-scheduler", "beta"), ("kube-scheduler", "fault")))
+    sourced["run"].update(scheduler_source=fork, scheduler_source_path="/src/kubernetes")
+    given["run"].update(scheduler_binary="/fork/kube-scheduler", scheduler_binary_sha256="d" * 64)
+    merged = report.merge([sourced, given], SMALL)
+    assert merged["runs"][0]["scheduler_source"] == fork
+    text = report.render_markdown(merged)
+    section = text.split("## The scheduler under test")[1].split("## Behaviours")[0]
+    for fact in ("/src/kubernetes", "`git describe` v1.37.2-3-g0123456", "c" * 64, "b" * 64, "/fork/kube-scheduler", "d" * 64):
+        assert fact in section, section
+    assert "kube-scheduler (fork `/src/kubernetes`)" in text
+
+
 def test_the_real_catalogue_orders_the_report():
     merged = conformance.merge([])
     assert list(merged["behaviours"]) == list(CATALOGUE)
