@@ -138,13 +138,13 @@ def test_the_report_names_the_fork_and_the_binary_that_were_tested():
             "git_describe": "v1.37.2-3-g0123456", "git_commit": "0123456789abcdef", "content_hash": "c" * 64,
             "staging": ["k8s.io/api"], "components": ["kube-scheduler"], "binary": "/cache/kube-fork-x/kube-scheduler",
             "binary_sha256": "b" * 64}
-    sourced, given = (partial(s, [check("GANG-A-001", "test_one", "passed", "kube-scheduler")], profile=p)
+    sourced, given = (result(s, [check("GANG-A-001", "test_one", "passed", "kube-scheduler")], profile=p)
                       for s, p in (("kube-scheduler", "beta"), ("kube-scheduler", "fault")))
     sourced["run"].update(scheduler_source=fork, scheduler_source_path="/src/kubernetes")
     given["run"].update(scheduler_binary="/fork/kube-scheduler", scheduler_binary_sha256="d" * 64)
-    merged = report.merge([sourced, given], SMALL)
+    merged = conformance.merge([sourced, given], SMALL)
     assert merged["runs"][0]["scheduler_source"] == fork
-    text = report.render_markdown(merged)
+    text = conformance.render_markdown(merged)
     section = text.split("## The scheduler under test")[1].split("## Behaviours")[0]
     for fact in ("/src/kubernetes", "`git describe` v1.37.2-3-g0123456", "c" * 64, "b" * 64, "/fork/kube-scheduler", "d" * 64):
         assert fact in section, section
