@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 from kubernetes.client.rest import ApiException
 
-from fixtures.observe import condition
+from fixtures.timeline import condition
 from fixtures.pools import NodeShape, topology_key
 
 GREEDY_SIBLINGS = ("v1.37 places the children of a CompositePodGroup greedily, one after the other, so "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.observe import condition
+from fixtures.timeline import condition
 from fixtures.pools import NodeShape
 
 #: v1.37.2's prefix for a member that fit in a failed cycle (and for wrapped group verdicts).

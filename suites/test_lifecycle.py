@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from kubernetes.client.rest import ApiException
 
-from fixtures.observe import node_name
+from fixtures.timeline import node_name
 from fixtures.pools import NodeShape
 
 FINALIZER = "scheduling.k8s.io/podgroup-protection"

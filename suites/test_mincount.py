@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.observe import node_name
+from fixtures.timeline import node_name
 from fixtures.pools import NodeShape
 
 

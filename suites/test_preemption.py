@@ -30,7 +30,7 @@ import time
 
 import pytest
 
-from fixtures.observe import node_name
+from fixtures.timeline import node_name
 from fixtures.pools import NodeShape
 
 LOW, MIDDLE, HIGH, TOP = 100, 500, 1000, 2000
