@@ -16,6 +16,7 @@ each variant is judged under CPU load.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 SCHEDULER_CONFIG_API = "kubescheduler.config.k8s.io/v1"
@@ -45,10 +46,21 @@ class Run:
     variants: tuple[Variant, ...]
     #: Checks side by side in this run (pytest-xdist workers).
     workers: int
+    #: Patterns the run's kube-scheduler log must show: that the configuration was in effect.
+    evidence: tuple[str, ...] = ()
 
     @property
     def profiles(self) -> list[str]:
         return [v.profile for v in self.variants]
+
+
+def config_line(line: str) -> str:
+    """A line of the effective configuration kube-scheduler logs at start (any indent, maybe a list item)."""
+    return rf"(?m)^\s*(- )?{re.escape(line)}$"
+
+
+def log_text(text: str) -> str:
+    return re.escape(text)
 
 
 def _profile(name: str, **fields: Any) -> dict[str, Any]:
@@ -86,17 +98,23 @@ PROFILES = Run("profiles", _config([
             "gangconf-requested-to-capacity-ratio", "profiles"),
     Variant("score-weights", "other score plugin weights: NodeResourcesFit 5, NodeResourcesBalancedAllocation 3, "
             "ImageLocality off", "gangconf-score-weights", "profiles"),
-), workers=8)
+), workers=8, evidence=(config_line("type: MostAllocated"), config_line("percentageOfNodesToScore: 1"),
+                        config_line("type: RequestedToCapacityRatio"), config_line("percentageOfNodesToScore: 100"),
+                        log_text('{"Name":"NodeResourcesFit","Weight":5}'),
+                        log_text('{"Name":"NodeResourcesBalancedAllocation","Weight":3}')))
 
 RUNS: tuple[Run, ...] = (
     PROFILES,
     Run("parallelism-1", _config([], parallelism=1, podInitialBackoffSeconds=2, podMaxBackoffSeconds=20), (
         Variant("parallelism-1", "`parallelism: 1`, with a longer backoff (`podInitialBackoffSeconds: 2`, "
                 "`podMaxBackoffSeconds: 20`; the checks' waits for retries follow it)", DEFAULT_PROFILE,
-                "parallelism-1"),), workers=2),
+                "parallelism-1"),), workers=2,
+        evidence=(config_line("parallelism: 1"), config_line("podInitialBackoffSeconds: 2"),
+                  config_line("podMaxBackoffSeconds: 20"))),
     Run("leader-election", _config([], leaderElection={"leaderElect": True}), (
         Variant("leader-election", "leader election on (`leaderElection.leaderElect: true`, a Lease in kube-system)",
-                DEFAULT_PROFILE, "leader-election"),), workers=2),
+                DEFAULT_PROFILE, "leader-election"),), workers=2,
+        evidence=(config_line("leaderElect: true"), log_text('"Successfully acquired lease" lock="kube-system/kube-scheduler"'))),
 )
 
 VARIANTS: tuple[Variant, ...] = tuple(v for run in RUNS for v in run.variants)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 import time
@@ -46,6 +47,8 @@ class RunResult:
     seconds: float
     output: str
     cases: list[Case]
+    #: The kube-scheduler log of the run's cluster.
+    scheduler_log: str
 
     def variant_of(self, case: Case) -> str:
         """The variant a check ran under: the profile named in its parameters, else the run's only one."""
@@ -90,7 +93,9 @@ def _run(run: Run, workdir: Path) -> RunResult:
     finally:
         if proc.poll() is None:
             proc.kill()
-    return RunResult(run, proc.returncode, time.monotonic() - started, output, _cases(junit))
+    logs = sorted((workdir / "reports").glob("runs/*/logs/kube-scheduler*.log"))
+    return RunResult(run, proc.returncode, time.monotonic() - started, output, _cases(junit),
+                     "\n".join(log.read_text(errors="replace") for log in logs))
 
 
 def test_readme_lists_the_legal_variants_of_the_matrix():
@@ -125,6 +130,10 @@ def test_every_check_passes_under_every_legal_variant(tmp_path):
             if not cases:
                 bad.append(f"{variant.name}: no check ran\n{result.output[-3000:]}")
             bad += [f"{variant.name}: {line}" for line in table[-1]["failed"]]
+        missing = [pattern for pattern in result.run.evidence if not re.search(pattern, result.scheduler_log)]
+        if missing:
+            bad.append(f"run {result.run.name}: its configuration was not in effect: the kube-scheduler log does not "
+                       f"show {missing}")
         if result.returncode != 0 and not bad:
             bad.append(f"run {result.run.name} exited {result.returncode}\n{result.output[-3000:]}")
     report = REPO / "reports" / "legal-variants.json"
