@@ -18,8 +18,8 @@ import pytest
 
 from fixtures.allornothing import Gang, partial_bindings
 from fixtures.errors import ConditionViolated
-from fixtures.observe import Recorder
-from fixtures.timeline import Observation, Timeline
+from fixtures.timeline import Observation
+from test_observe import FakeRecorder
 
 TIMELINES = Path(__file__).resolve().parent / "data" / "timelines"
 BURST = 3.0
@@ -166,23 +166,18 @@ def test_a_recorded_partial_binding_without_the_gang_plugin_is_caught():
     assert [v.gang for v in partial_bindings(early, burst=BURST, now=0.31)] == ["mixed"]
 
 
-class FedRecorder(Recorder):
-    """A Recorder whose timeline is fed by the test instead of watches."""
-
-    def __init__(self) -> None:  # no API, no threads
-        self.timeline = Timeline()
-        self._errors = []
-
-    def add(self, kind: str, type_: str, obj: dict) -> None:
-        self.timeline.append(Observation(time.monotonic(), kind, type_, obj))
-
-
-def test_the_recorder_fails_as_soon_as_a_burst_outlasts_the_burst_time():
-    rec = FedRecorder()
+def partly_bound_recorder() -> FakeRecorder:
+    """A recorder that has recorded gang ``g`` (minCount 2) with ``g-0`` bound and ``g-1`` not yet."""
+    rec = FakeRecorder()
     rec.add("PodGroup", "ADDED", podgroup("g", 2))
     rec.add("Pod", "ADDED", pod("g-0", "g"))
     rec.add("Pod", "ADDED", pod("g-1", "g"))
     rec.add("Pod", "MODIFIED", pod("g-0", "g", node="n1"))
+    return rec
+
+
+def test_the_recorder_fails_as_soon_as_a_burst_outlasts_the_burst_time():
+    rec = partly_bound_recorder()
     started = time.monotonic()
     with pytest.raises(ConditionViolated, match="g has had 1 of its minCount 2 members bound") as info:
         rec.assert_all_or_nothing(burst=0.2, window=10, describe="g is all or nothing")
@@ -191,11 +186,7 @@ def test_the_recorder_fails_as_soon_as_a_burst_outlasts_the_burst_time():
 
 
 def test_the_recorder_waits_for_a_burst_open_at_the_end_of_its_window_to_close():
-    rec = FedRecorder()
-    rec.add("PodGroup", "ADDED", podgroup("g", 2))
-    rec.add("Pod", "ADDED", pod("g-0", "g"))
-    rec.add("Pod", "ADDED", pod("g-1", "g"))
-    rec.add("Pod", "MODIFIED", pod("g-0", "g", node="n1"))
+    rec = partly_bound_recorder()
     threading.Timer(0.1, lambda: rec.add("Pod", "MODIFIED", pod("g-1", "g", node="n2"))).start()
     state = rec.assert_all_or_nothing(burst=2.0)
     assert len(state.bound("g")) == 2
