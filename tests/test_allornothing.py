@@ -88,13 +88,27 @@ def test_a_gang_completed_only_after_the_burst_time_is_a_partial_binding():
                                "longer than a binding burst (3.0s)"]
 
 
-def test_a_member_bound_while_the_gang_has_too_few_members_is_a_partial_binding_at_once():
-    found = partial_bindings(timeline((0.0, "PodGroup", "ADDED", podgroup("g", 3)),
-                                      (0.0, "Pod", "ADDED", pod("g-0", "g")), (0.0, "Pod", "ADDED", pod("g-1", "g")),
-                                      (0.5, "Pod", "MODIFIED", pod("g-0", "g", node="n1"))),
-                             burst=BURST, now=0.6)
-    assert messages(found) == ["g-0 was bound while g has 2 members, fewer than its minCount 3: "
-                               "the gang cannot be completed"]
+def test_a_member_bound_while_the_gang_has_too_few_members_is_a_partial_binding():
+    steps = timeline((0.0, "PodGroup", "ADDED", podgroup("g", 3)),
+                     (0.0, "Pod", "ADDED", pod("g-0", "g")), (0.0, "Pod", "ADDED", pod("g-1", "g")),
+                     (0.5, "Pod", "MODIFIED", pod("g-0", "g", node="n1")),
+                     (0.6, "Pod", "MODIFIED", pod("g-1", "g", node="n2")))
+    found = partial_bindings(steps, burst=BURST, now=3.6)
+    assert messages(found) == ["g-0 was bound while g had 2 members, fewer than its minCount 3: "
+                               "the gang cannot be completed",
+                               "g has had 2 of its minCount 3 members bound for 3.1s since g-0's binding, longer "
+                               "than a binding burst (3.0s)"]
+    assert found[0].at == 0.5 and "n2" not in found[0].summary  # the state at the binding
+
+
+def test_a_lowered_min_count_recorded_after_the_bindings_it_allowed_is_the_one_judged():
+    # The PodGroup comes on its own watch: the scheduler acted on minCount 2 before the recorder saw it.
+    steps = timeline((0.0, "PodGroup", "ADDED", podgroup("g", 4)),
+                     (0.0, "Pod", "ADDED", pod("g-0", "g")), (0.0, "Pod", "ADDED", pod("g-1", "g")),
+                     (1.0, "Pod", "MODIFIED", pod("g-0", "g", node="n1")),
+                     (1.01, "Pod", "MODIFIED", pod("g-1", "g", node="n2")),
+                     (1.5, "PodGroup", "MODIFIED", podgroup("g", 2)))
+    assert partial_bindings(steps, burst=BURST, now=100) == []
 
 
 def test_members_deleted_from_a_bound_gang_open_no_burst():
@@ -158,12 +172,14 @@ def test_a_recorded_partial_binding_without_the_gang_plugin_is_caught():
     existed, ``mixed-big`` never (it does not fit beside it)."""
     observations, end = recorded("v1.37.2-gang-disabled-heterogeneous-partial.jsonl")
     assert messages(partial_bindings(observations, burst=BURST, now=end)) == [
-        "mixed-small was bound while mixed has 1 member, fewer than its minCount 2: the gang cannot be completed",
+        "mixed-small was bound while mixed had 1 member, fewer than its minCount 2: the gang cannot be completed",
         f"mixed has had 1 of its minCount 2 members bound for {end - 0.304:.1f}s since mixed-small's binding, "
         "longer than a binding burst (3.0s)"]
-    # Judged before mixed-big existed, and before the burst time was over: the first rule alone.
+    # Bound before mixed-big existed: the first rule, judged once no lowered minCount could still come.
     early = [o for o in observations if o.at <= 0.31]
-    assert [v.gang for v in partial_bindings(early, burst=BURST, now=0.31)] == ["mixed"]
+    assert partial_bindings(early, burst=BURST, now=0.31) == []
+    first = partial_bindings(early, burst=BURST, now=3.31)[0]
+    assert first.at == 0.304 and first.message.endswith("the gang cannot be completed"), first
 
 
 def partly_bound_recorder() -> FakeRecorder:
