@@ -124,6 +124,12 @@ def test_a_replacement_bound_beside_the_running_members_completes_the_gang():
     assert partial_bindings(steps, burst=BURST, now=100) == []
 
 
+def test_members_created_on_their_nodes_are_not_bindings():
+    steps = timeline((0.0, "PodGroup", "ADDED", podgroup("g", 2)),
+                     (0.0, "Pod", "ADDED", pod("g-0", "g", node="n1")), (5.0, "Pod", "ADDED", pod("g-1", "g", node="n2")))
+    assert partial_bindings(steps, burst=BURST, now=100) == []
+
+
 def test_a_basic_group_may_be_partly_bound():
     steps = timeline((0.0, "PodGroup", "ADDED", podgroup("b", None)),
                      (0.0, "Pod", "ADDED", pod("b-0", "b")), (0.0, "Pod", "ADDED", pod("b-1", "b")),
