@@ -37,7 +37,8 @@ from kubernetes.client.rest import ApiException  # noqa: E402
 from fixtures import binaries  # noqa: E402
 from fixtures.builders import GangBuilder  # noqa: E402
 from fixtures.labels import managed_labels  # noqa: E402
-from fixtures.observe import Recorder, node_name  # noqa: E402
+from fixtures.observe import Recorder  # noqa: E402
+from fixtures.timeline import node_name  # noqa: E402
 from fixtures.pools import NodePool, NodeShape  # noqa: E402
 from fixtures.scratch import owned_tempdir, reap_orphans  # noqa: E402
 from fixtures.profiles import Profile  # noqa: E402

@@ -4,7 +4,8 @@ The API server accepts members that disagree (validation does not compare pods w
 or with their PodGroup); the scheduler refuses to schedule such a group at all. Each failed
 attempt writes ``PodScheduled=False``, reason ``SchedulerError``, on every queued member and
 ``PodGroupInitiallyScheduled=False``, reason ``SchedulerError``, on the PodGroup, with the same
-text, and the group is tried again after backoff.
+text, and the group is tried again after backoff (the scheduler's ``podInitialBackoffSeconds``;
+the wait for the retry covers the configured value: :meth:`fixtures.timeouts.Timeouts.after_backoff`).
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.observe import condition
+from fixtures.barrier import scheduler_caught_up
 from fixtures.pools import NodeShape
+from fixtures.timeline import condition
 
 #: v1.37.2's prefix for a member that fit in a failed cycle (and for wrapped group verdicts).
 POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
@@ -228,9 +229,14 @@ def test_satisfied_gang_stays_scheduled_when_a_new_member_does_not_fit(pool, gan
     own fit error; the PodGroup's ``PodGroupInitiallyScheduled`` MUST stay ``True`` and the running
     members MUST keep their nodes.
 
+    v1.37.2 writes a PodGroup's condition from its own copy of the PodGroup, and keeps ``True``
+    only when that copy has it: a cycle run before the scheduler's informer delivered its own
+    ``True`` overwrites it (GANG-CYCLE-002). The check therefore adds the new member only once the
+    scheduler has handled every PodGroup write made so far (:mod:`fixtures.barrier`).
+
     Scenario:
       1. A pool of 2 nodes with 2 CPUs each; gang ``full`` with minCount 2 and 2 members of 2 CPUs:
-         both bound, the PodGroup reports Scheduled.
+         both bound, the PodGroup reports Scheduled, and the scheduler has seen that.
       2. Add member ``full-2`` of 2 CPUs: it reports its fit error and is never bound.
       3. From the moment the group was Scheduled on, its condition never leaves ``True``, and the
          first two members never lose their nodes.
@@ -241,6 +247,7 @@ def test_satisfied_gang_stays_scheduled_when_a_new_member_does_not_fit(pool, gan
         lambda s: len(s.bound("full")) == 2 and (s.group_condition("full") or {}).get("status") == "True",
         timeout=timeouts.gang_scheduled, describe="both members bound and the PodGroup Scheduled")
     nodes = {n: state.pods[n]["spec"]["nodeName"] for n in ("full-0", "full-1")}
+    scheduler_caught_up(gang, recorder, timeout=timeouts.scheduler_reacts)
     since = recorder.mark()
 
     gang.pod("full-2", group="full", cpu="2")

@@ -71,6 +71,7 @@ def test_gang_podgroups_prevent_the_deadlock(pool, gang, recorder, timeouts, nar
       3. One job has 8 workers bound; over the whole recording, including the
          ``deadlock_window``, the other never has a worker bound.
       4. Delete the winner's workers: the other job gets all 8 bound.
+      5. Both jobs were bound all or nothing over the whole recording.
     """
     pool.add(NODES, NodeShape(cpu="4", gpus=1))
     for job in JOBS:
@@ -88,4 +89,5 @@ def test_gang_podgroups_prevent_the_deadlock(pool, gang, recorder, timeouts, nar
     gang.delete_pods([f"{winner}-{i}" for i in range(WORKERS)])
     recorder.eventually(lambda s: _bound(s, loser) == WORKERS, timeout=timeouts.gang_scheduled,
                         describe=f"{loser} has all 8 workers bound after {winner} is gone")
+    recorder.assert_all_or_nothing(burst=timeouts.binding_burst)
     narrate(f"after {winner} finished, {loser} was placed whole (8/8)")

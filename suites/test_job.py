@@ -16,6 +16,7 @@ from __future__ import annotations
 import pytest
 
 from fixtures.pools import NodeShape
+from fixtures.timeline import gang_min_count
 
 #: The alphabet Kubernetes' rand.SafeEncodeString maps characters onto.
 _SAFE = "bcdfghjklmnpqrstvwxz2456789"
@@ -46,10 +47,6 @@ def _owner(refs: list[dict], kind: str) -> dict:
     found = [r for r in refs or [] if r.get("kind") == kind]
     assert len(found) == 1, refs
     return found[0]
-
-
-def _min_count(obj: dict | None) -> int | None:
-    return (((obj or {}).get("spec") or {}).get("schedulingPolicy") or {}).get("gang", {}).get("minCount")
 
 
 @pytest.mark.conformance(id="GANG-JOB-001", profile="alpha")
@@ -100,7 +97,7 @@ def test_new_job_gets_a_workload_and_a_gang_pod_group(pool, gang, recorder, time
     assert not to_workload.get("controller") and not to_workload.get("blockOwnerDeletion"), to_workload
     assert to_workload["apiVersion"] == "scheduling.k8s.io/v1beta1", to_workload
     assert pg["spec"]["workloadRef"] == {"workloadName": workload, "templateName": template}, pg["spec"]
-    assert _min_count(pg) == 3, pg["spec"]
+    assert gang_min_count(pg) == 3, pg["spec"]
 
     state = recorder.eventually(lambda s: len(s.bound(group)) == 3, timeout=timeouts.gang_scheduled,
                                 describe="the Job's 3 pods bound as one gang")
@@ -130,10 +127,10 @@ def test_job_min_count_change_reaches_its_pod_group_and_workload(pool, gang, rec
     state = recorder.eventually(lambda s: (s.group_condition(group) or {}).get("status") == "False",
                                 timeout=timeouts.scheduler_reacts,
                                 describe=f"PodGroup {group} reports that 4 members do not fit")
-    assert _min_count(state.podgroups[group]) == 4 and not state.bound(group), state.summary()
+    assert gang_min_count(state.podgroups[group]) == 4 and not state.bound(group), state.summary()
 
     gang.patch_job("resize", {"spec": {"scheduling": {"schedulingPolicy": {"gang": {"minCount": 3}}}}})
-    recorder.eventually(lambda s: _min_count(s.podgroups.get(group)) == 3, timeout=timeouts.scheduler_reacts,
+    recorder.eventually(lambda s: gang_min_count(s.podgroups.get(group) or {}) == 3, timeout=timeouts.scheduler_reacts,
                         describe="the PodGroup's minCount follows the Job's to 3")
     (tmpl,) = gang.get_workload(workload)["spec"]["podGroupTemplates"]
     assert tmpl["schedulingPolicy"] == {"gang": {"minCount": 3}}, tmpl

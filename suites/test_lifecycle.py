@@ -2,6 +2,11 @@
 
 CompositePodGroup halves of these behaviours (GANG-PROTECT-003 for CompositePodGroups) need
 ``scheduling.k8s.io/v1alpha3`` and belong to the alpha profile.
+
+v1.37.2 writes a PodGroup's condition from its own copy of the PodGroup: a cycle run before its
+informer delivered the ``True`` it wrote overwrites it (GANG-CYCLE-002). Checks that assert the
+condition is kept, and checks that act once the PodGroup is gone, first wait until the
+scheduler has handled every PodGroup write so far (:mod:`fixtures.barrier`).
 """
 
 from __future__ import annotations
@@ -9,8 +14,9 @@ from __future__ import annotations
 import pytest
 from kubernetes.client.rest import ApiException
 
-from fixtures.observe import node_name
+from fixtures.barrier import scheduler_caught_up
 from fixtures.pools import NodeShape
+from fixtures.timeline import node_name
 
 FINALIZER = "scheduling.k8s.io/podgroup-protection"
 
@@ -49,6 +55,7 @@ def test_initially_scheduled_condition_stays_true_when_later_cycles_fail(pool, g
         timeout=timeouts.gang_scheduled, describe="both members bound and the PodGroup Scheduled")
     scheduled = state.group_condition("once")
     assert scheduled["reason"] == "Scheduled", scheduled
+    scheduler_caught_up(gang, recorder, timeout=timeouts.scheduler_reacts)
     since = recorder.mark()
 
     gang.delete_pods(first)
@@ -93,6 +100,7 @@ def test_replacements_for_deleted_members_count_the_running_ones(pool, gang, rec
         lambda s: len(s.bound("crew")) == 3 and (s.group_condition("crew") or {}).get("status") == "True",
         timeout=timeouts.gang_scheduled, describe="all 3 members bound and the PodGroup Scheduled")
     status_before = state.podgroups["crew"].get("status")
+    scheduler_caught_up(gang, recorder, timeout=timeouts.scheduler_reacts)
 
     # Waits look only at what follows the deletions (``after``): a pod not yet created is "gone"
     # too, and the state where the 3 original members were bound satisfies a count.
@@ -140,9 +148,9 @@ def test_pending_members_wait_when_their_podgroup_is_deleted(pool, gang, recorde
          2 bound, 1 pending.
       2. Delete the PodGroup: it is still there, with a deletionTimestamp and its finalizer.
       3. Add a node: the pending member is bound (v1.37.2, see above).
-      4. Remove the finalizer (as a user may): the PodGroup is gone. Add 2 nodes and members
-         ``gone-3`` and ``gone-4``: over the ``stays_pending`` window neither is bound, and the
-         running members keep their nodes.
+      4. Remove the finalizer (as a user may): the PodGroup is gone, and the scheduler has seen
+         it go. Add 2 nodes and members ``gone-3`` and ``gone-4``: over the ``stays_pending``
+         window neither is bound, and the running members keep their nodes.
       5. Create PodGroup ``gone`` again: both waiting members are bound.
     """
     pool.add(2, NodeShape(cpu="2"))
@@ -164,6 +172,7 @@ def test_pending_members_wait_when_their_podgroup_is_deleted(pool, gang, recorde
     gang.drop_finalizers("gone")
     recorder.eventually(lambda s: "gone" not in s.podgroups, timeout=timeouts.observe, after=since,
                         describe="the PodGroup is gone once its finalizer is removed")
+    scheduler_caught_up(gang, recorder, timeout=timeouts.scheduler_reacts)
     pool.add(2, NodeShape(cpu="2"))
     waiting = gang.pods("gone", 2, start=3, group="gone", cpu="2")
 

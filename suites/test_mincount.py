@@ -1,19 +1,23 @@
 """minCount changes on a live PodGroup (``gang.minCount`` is mutable in v1.37).
 
 The scheduler is never restarted in these checks: each change must reach it through its watch.
+Where a check then adds a pod or a node and asserts what the scheduler does with the new
+``minCount``, it first waits until the scheduler has handled the change
+(:mod:`fixtures.barrier`): the pod or node comes on another watch, in no order with the
+PodGroup's.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from fixtures.observe import node_name
+from fixtures.barrier import scheduler_caught_up
 from fixtures.pools import NodeShape
+from fixtures.timeline import gang_min_count, node_name
 
 
 def _min_count(state, group: str) -> int | None:
-    pg = state.podgroups.get(group) or {}
-    return (((pg.get("spec") or {}).get("schedulingPolicy") or {}).get("gang") or {}).get("minCount")
+    return gang_min_count(state.podgroups.get(group) or {})
 
 
 @pytest.mark.conformance(id="GANG-MINCOUNT-001", profile="beta")
@@ -52,7 +56,8 @@ def test_raising_min_count_never_touches_scheduled_members(pool, gang, recorder,
 
     Scenario:
       1. A pool of 4 nodes; gang ``grow`` with minCount 2 and 2 members: both bound, Scheduled.
-      2. Patch minCount to 4 and add member ``grow-2`` (3 members in all).
+      2. Patch minCount to 4, wait until the scheduler has seen it, and add member ``grow-2`` (3
+         members in all).
       3. Over the ``stays_pending`` window: the first two keep their nodes, the condition stays True,
          and ``grow-2`` is not bound.
       4. Add ``grow-3`` (4 members): both new members are bound; the first two still keep their nodes.
@@ -66,6 +71,7 @@ def test_raising_min_count_never_touches_scheduled_members(pool, gang, recorder,
     since = recorder.mark()
 
     gang.set_min_count("grow", 4)
+    scheduler_caught_up(gang, recorder, timeout=timeouts.scheduler_reacts)
     gang.pod("grow-2", group="grow", cpu="1")
 
     def running_touched(s) -> bool:
@@ -95,7 +101,8 @@ def test_raising_min_count_of_a_pending_gang_gates_it_again(pool, gang, recorder
     Scenario:
       1. A pool of 1 node with 2 CPUs; gang ``raise`` with minCount 2 and 2 members of 2 CPUs: the
          cycle fails for lack of room.
-      2. Patch minCount to 3, then add a second node: the 2 members would now fit.
+      2. Patch minCount to 3, wait until the scheduler has seen it, then add a second node: the 2
+         members would now fit.
       3. Over the ``stays_pending`` window nothing is bound.
       4. Add a third node and member ``raise-2``: all 3 members are bound.
     """
@@ -104,8 +111,7 @@ def test_raising_min_count_of_a_pending_gang_gates_it_again(pool, gang, recorder
     recorder.eventually(lambda s: (s.group_condition("raise") or {}).get("status") == "False",
                         timeout=timeouts.scheduler_reacts, describe="the first cycle fails for lack of room")
     gang.set_min_count("raise", 3)
-    recorder.eventually(lambda s: _min_count(s, "raise") == 3, timeout=timeouts.observe,
-                        describe="the new minCount is recorded")
+    scheduler_caught_up(gang, recorder, timeout=timeouts.scheduler_reacts)
     pool.add(1, NodeShape(cpu="2"))
     recorder.never(lambda s: s.bound("raise"), window=timeouts.stays_pending,
                    describe="no member is bound after minCount was raised above the member count")

@@ -18,7 +18,7 @@ import time
 import pytest
 
 from fixtures import faults
-from fixtures.observe import node_name
+from fixtures.timeline import node_name
 from fixtures.pools import NodeShape
 
 #: v1.37.2's rejection of a member whose Permit wait timed out: a FitError over its one node.

@@ -30,7 +30,7 @@ import time
 
 import pytest
 
-from fixtures.observe import node_name
+from fixtures.timeline import node_name
 from fixtures.pools import NodeShape
 
 LOW, MIDDLE, HIGH, TOP = 100, 500, 1000, 2000
@@ -123,8 +123,9 @@ def test_gang_preempts_lower_priority_pods_and_is_placed_when_it_outranks_them(
       1. PriorityClasses low (100) and high (1000); a pool of 2 nodes with 2 GPUs each.
       2. Four low-priority pods of 1 GPU fill the pool.
       3. Gang ``urgent`` (high, minCount 2) of 2 members of 1 GPU.
-      4. A state is observed in which both members wait unbound, Unschedulable and nominated, and
-         the PodGroup is False/Unschedulable with the verdict above.
+      4. A state is observed in which both members wait unbound, Unschedulable and nominated; the
+         PodGroup is seen False/Unschedulable with the verdict above (on its own watch, so not
+         necessarily in that state).
       5. Exactly 2 low-priority pods are marked and deleted; both members are bound and the
          PodGroup is True/Scheduled; the 2 other low-priority pods never move, then or over the
          ``stays_pending`` window.
@@ -139,13 +140,17 @@ def test_gang_preempts_lower_priority_pods_and_is_placed_when_it_outranks_them(
     members = gang.gang("urgent", 2, gpus=1, cpu=CPU, priority_class=high)
 
     def waiting(s) -> bool:
-        group = s.group_condition("urgent") or {}
-        return ((group.get("status"), group.get("reason")) == ("False", "Unschedulable") and not s.bound("urgent")
-                and all((s.pod_condition(n) or {}).get("reason") == "Unschedulable"
-                        and (s.pods[n].get("status") or {}).get("nominatedNodeName") for n in members))
+        return not s.bound("urgent") and all((s.pod_condition(n) or {}).get("reason") == "Unschedulable"
+                                             and (s.pods[n].get("status") or {}).get("nominatedNodeName")
+                                             for n in members)
 
-    state = recorder.eventually(waiting, timeout=timeouts.scheduler_reacts,
-                                describe="both members waiting, Unschedulable and nominated, the PodGroup Unschedulable")
+    recorder.eventually(waiting, timeout=timeouts.scheduler_reacts,
+                        describe="both members waiting unbound, Unschedulable and nominated")
+    # The PodGroup comes on a watch of its own, in no order with the pods': its condition may be
+    # recorded only after the members are bound, so it is looked for over the whole recording.
+    state = recorder.eventually(lambda s: (s.group_condition("urgent") or {}).get("reason") == "Unschedulable",
+                                timeout=timeouts.scheduler_reacts, describe="the PodGroup Unschedulable")
+    assert state.group_condition("urgent")["status"] == "False", state.summary()
     message = state.group_condition("urgent")["message"]
     assert "pod group preemption: found a placement for podgroup, preempting 2 victims" in message, message
 

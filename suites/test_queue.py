@@ -91,6 +91,10 @@ def test_failed_gang_is_retried_without_a_cluster_event(pool, gang, recorder, ti
     Requirement: after an unschedulable cycle the group MUST come back through backoff and be tried
     again even though nothing in the cluster changed; every retry binds nothing.
 
+    The retry comes after the scheduler's ``podInitialBackoffSeconds`` (v1.37.2's default 1 s,
+    assumed where the configuration cannot be read: :mod:`fixtures.schedconfig`); the wait for it
+    covers the configured backoff (:meth:`fixtures.timeouts.Timeouts.after_backoff`).
+
     Scenario:
       1. A pool of 1 node with 2 CPUs; gang ``retry`` with minCount 2 and 2 members of 2 CPUs.
       2. With nothing changed in the cluster, every member has at least two FailedScheduling

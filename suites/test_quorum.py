@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from fixtures.barrier import scheduler_caught_up
 from fixtures.pools import NodeShape
 
 
@@ -172,7 +173,9 @@ def test_gated_member_added_to_a_waiting_gang_holds_it(pool, gang, recorder, tim
     Scenario:
       1. A pool of 1 node with 2 CPUs; gang ``wait`` with minCount 2 and 2 members of 2 CPUs:
          the cycle fails (the PodGroup reports Unschedulable).
-      2. Add a gated member ``wait-2``, then 2 more nodes: now all 3 members would fit.
+      2. Add a gated member ``wait-2`` and wait until the scheduler has seen it (the nodes come on
+         another watch, in no order with the pod's: :mod:`fixtures.barrier`), then 2 more nodes:
+         now all 3 members would fit.
       3. Over the ``stays_pending`` window no member is bound.
       4. Remove the gate: all 3 members are bound.
     """
@@ -181,8 +184,7 @@ def test_gated_member_added_to_a_waiting_gang_holds_it(pool, gang, recorder, tim
     recorder.eventually(lambda s: (s.group_condition("wait") or {}).get("status") == "False",
                         timeout=timeouts.scheduler_reacts, describe="the gang's first cycle fails")
     gang.pod("wait-2", group="wait", cpu="2", scheduling_gates=["gangconf.io/hold"])
-    recorder.eventually(lambda s: "wait-2" in s.pods, timeout=timeouts.observe,
-                        describe="the gated member is recorded")
+    scheduler_caught_up(gang, recorder, timeout=timeouts.scheduler_reacts)
     pool.add(2, NodeShape(cpu="2"))
     recorder.never(lambda s: s.bound("wait"), window=timeouts.stays_pending,
                    describe="no member is bound while the newly added member is gated")

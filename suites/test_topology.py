@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.observe import condition
+from fixtures.timeline import condition
 from fixtures.pools import NodeShape, topology_key
 
 

@@ -22,7 +22,7 @@ import pytest
 from kubernetes.client.rest import ApiException
 
 from fixtures.errors import ClusterUnavailable
-from fixtures.observe import node_name
+from fixtures.timeline import node_name
 from fixtures.pools import NodeShape
 from fixtures.upgrade import parse_flags
 

@@ -10,7 +10,7 @@ import pytest
 from kubernetes import client
 
 from fixtures.builders import SCHEDULING, SCHEDULING_ALPHA, GangBuilder
-from fixtures.observe import Observation, State
+from fixtures.timeline import Observation, State
 from fixtures.pools import check_labels, topology_key
 
 

@@ -97,6 +97,7 @@ def test_kube_scheduler_serves_the_default_and_a_second_profile(plane):
     assert all(set(p) == {"schedulerName"} for p in doc["profiles"])
     assert doc["clientConnection"]["kubeconfig"] == str(plane.kubeconfig)
     assert doc["leaderElection"]["leaderElect"] is False
+    assert not [a for a in argv if a.startswith("--leader-elect")], argv  # it would override the configuration
 
 
 def test_a_users_scheduler_config_is_kept_and_names_no_second_profile(tmp_path):
@@ -108,6 +109,19 @@ def test_a_users_scheduler_config_is_kept_and_names_no_second_profile(tmp_path):
     doc = yaml.safe_load(cp._scheduler_config_file().read_text())
     assert doc["profiles"] == [{"schedulerName": "default-scheduler", "plugins": {}}]
     assert doc["clientConnection"]["kubeconfig"] == str(tmp_path / "kubeconfig")
+    assert doc["leaderElection"]["leaderElect"] is False
+
+
+def test_leader_election_is_kept_when_the_users_scheduler_config_turns_it_on(tmp_path):
+    """The local provider turns leader election off unless the user's configuration turns it on
+    (and gives kube-scheduler no --leader-elect flag, which would override it: the test above)."""
+    user = tmp_path / "mine.yaml"
+    user.write_text(yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                                    "leaderElection": {"leaderElect": True, "leaseDuration": "20s"}}))
+    cp = LocalControlPlane(None, Profile.resolve("gang-beta"), tmp_path / "run", scheduler_config=user)
+    cp.secrets, cp.kubeconfig = tmp_path, tmp_path / "kubeconfig"
+    doc = yaml.safe_load(cp._scheduler_config_file().read_text())
+    assert doc["leaderElection"] == {"leaderElect": True, "leaseDuration": "20s"}
 
 
 def test_each_component_logs_into_the_run_directory(plane):

@@ -11,7 +11,8 @@ import time
 import pytest
 
 from fixtures.errors import ConditionViolated, WaitTimeout
-from fixtures.observe import Observation, Recorder, State, Timeline
+from fixtures.observe import Recorder
+from fixtures.timeline import Observation, State, Timeline
 
 
 def pod(name: str, node: str | None = None, group: str | None = "g") -> dict:
@@ -104,18 +105,3 @@ def test_a_state_remembers_disruptions_nominations_and_deletions_after_the_pod_i
     assert state.disrupted["v"]["reason"] == "PreemptionByScheduler"
     assert state.nominated == {"p": "n1"}
     assert "marked DisruptionTarget: v (deleted)" in state.summary() and "nominated: p->n1" in state.summary()
-
-
-def test_partly_bound_reports_a_gang_stuck_below_min_count_but_not_one_being_bound():
-    rec = FakeRecorder()
-    base = time.monotonic() - 100
-    events = [  # (seconds after base, pod, node)
-        (0.0, "a-0", None), (0.0, "a-1", None), (0.0, "b-0", None), (0.0, "b-1", None),
-        (1.0, "a-0", "n1"), (1.1, "a-1", "n2"),   # a: bound whole within 0.1 s
-        (2.0, "b-0", "n3"),                        # b: one of two bound, and it stays so
-    ]
-    for at, name, node in events:
-        rec.timeline.append(Observation(base + at, "Pod", "MODIFIED", pod(name, node=node, group=name[0])))
-    stuck = rec.partly_bound({"a": 2, "b": 2}, longer_than=3)
-    assert len(stuck) == 1 and stuck[0].startswith("b: 1/2 members bound since"), stuck
-    assert rec.partly_bound({"a": 2}, longer_than=3) == []
