@@ -428,6 +428,15 @@ def test_every_suite_runs_on_a_full_foreign_cluster_and_disturbs_none_of_its_pod
         ours.close()
         team.close()
     out = proc.stdout + proc.stderr
+    # First, whatever the verdicts: throughout the run no pod of the team was marked, preempted or
+    # deleted, and everything gangconf created had a priority below the vendor's lowest.
+    assert _disturbed(team.current()) == {}, f"{_disturbed(team.current())}\n{team.current().summary()}"
+    pods = {k: v for k, v in ours.seen.items() if k.startswith("Pod ")}
+    classes = {k: v for k, v in ours.seen.items() if k.startswith("PriorityClass ")}
+    assert len(pods) >= 100 and len(classes) >= 20, (len(pods), len(classes))
+    above = {k: v for k, v in ours.seen.items() if v is None or v >= FLOOR}
+    assert above == {}, f"gangconf objects not below the floor {FLOOR}: {above}"
+
     assert proc.returncode == 0, out[-6000:]
     described = [l for l in proc.stdout.splitlines() if l.startswith("gangconf: existing cluster")]
     assert len(described) == 1 and f"context {CONTEXT}" in described[0] and "extended resources" in described[0], out
@@ -449,15 +458,6 @@ def test_every_suite_runs_on_a_full_foreign_cluster_and_disturbs_none_of_its_pod
     assert "the test needs 12 nodes of its own and the cluster has 5 usable ones" in proc.stdout, out[-4000:]
     # A check that needs all 5 nodes finds the small one without the pod slots it needs: the reason says so.
     assert f"({SMALL_NODE} 3: allocatable pods minus the pods bound there" in proc.stdout, out[-4000:]
-
-    # Throughout the run: no pod of the team was marked, preempted or deleted, and everything
-    # gangconf created had a priority below the vendor's lowest.
-    assert _disturbed(team.current()) == {}, team.current().summary()
-    pods = {k: v for k, v in ours.seen.items() if k.startswith("Pod ")}
-    classes = {k: v for k, v in ours.seen.items() if k.startswith("PriorityClass ")}
-    assert len(pods) >= 100 and len(classes) >= 20, (len(pods), len(classes))
-    above = {k: v for k, v in ours.seen.items() if v is None or v >= FLOOR}
-    assert above == {}, f"gangconf objects not below the floor {FLOOR}: {above}"
 
     after = _snapshot(api)
     assert after["pods"] == before["pods"], "the team's pods changed (uid, resourceVersion, node or phase)"
