@@ -79,7 +79,7 @@ conformance: build ## every profile's checks on a local v1.37.2 cluster, against
 
 test: build ## the project's tests (tests/), the conformance matrix, then the mutation check; fails if anything failed
 	@status=0; start=$$(date +%s); \
-	$(PY) -m pytest tests --ignore=tests/test_mutation.py --k8s-version=$(K8S_VERSION) -n $(TEST_WORKERS) \
+	$(PY) -m pytest tests --ignore=tests/test_mutation.py --k8s-version=$(K8S_VERSION) -n $(TEST_WORKERS) --dist loadgroup \
 		--junitxml=$(REPORTS)/junit-tests.xml $(PYTEST_ARGS) || status=1; \
 	echo "gangconf: tests/ took $$(( $$(date +%s) - start )) s"; \
 	$(MAKE) --no-print-directory conformance || status=1; \

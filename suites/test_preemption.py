@@ -264,7 +264,7 @@ def test_victims_are_judged_by_their_podgroups_priority_when_disruption_is_singl
         gang.pod(name, group="victims", gpus=1, cpu=CPU, priority_class=top, node_name=node)
     state = recorder.eventually(lambda s: _running(s, victims), timeout=timeouts.gang_scheduled,
                                 describe="both victims running")
-    assert all(state.pods[n]["spec"]["priority"] == TOP for n in victims), state.summary()
+    assert all(state.pods[n]["spec"]["priority"] == gang.priority_value(top) for n in victims), state.summary()
 
     gang.gang("pre", 1, gpus=1, cpu=CPU, priority_class=high)
     state = recorder.eventually(lambda s: s.bound("pre"), timeout=timeouts.gang_scheduled,

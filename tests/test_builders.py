@@ -88,3 +88,19 @@ def test_state_keeps_composite_pod_groups_and_shows_them():
     assert "PodGroup a (in root)" in state.summary()
     state.apply(Observation(0.2, "CompositePodGroup", "DELETED", {"metadata": {"name": "root"}}))
     assert state.composites == {}
+
+
+def test_the_base_class_goes_on_every_pod_and_group_that_names_none(gang):
+    """On a shared cluster (:meth:`GangBuilder.use_base_class`) nothing gangconf creates is left at the
+    cluster's default priority: pods, PodGroups, CompositePodGroups and a Job's pods name the base class."""
+    assert "priorityClassName" not in gang.pod_manifest("p")["spec"]
+    gang.base_class = "ns-base"
+    assert gang.pod_manifest("p")["spec"]["priorityClassName"] == "ns-base"
+    assert gang.pod_manifest("p", priority_class="ns-high")["spec"]["priorityClassName"] == "ns-high"
+    assert gang.pod_group_manifest("g", min_count=2)["spec"]["priorityClassName"] == "ns-base"
+    assert gang.pod_group_manifest("g", priority_class="ns-high")["spec"]["priorityClassName"] == "ns-high"
+    assert gang.composite_pod_group_manifest("c", workload=("w", "c"))["spec"]["priorityClassName"] == "ns-base"
+    assert gang.composite_pod_group_manifest("c", workload=("w", "c"),
+                                             priorityClassName="ns-high")["spec"]["priorityClassName"] == "ns-high"
+    job = gang.job_manifest("j", parallelism=2)
+    assert job["spec"]["template"]["spec"]["priorityClassName"] == "ns-base"
