@@ -19,6 +19,7 @@ context guard and a cluster older than v1.37 (a stub that answers only ``/versio
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
