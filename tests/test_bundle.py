@@ -147,3 +147,18 @@ def test_a_file_that_is_no_bundle_and_a_report_without_runs_are_one_line(tmp_pat
     assert (proc.returncode, proc.stdout) == (2, "")
     assert proc.stderr.strip() == (f"gangconf: cannot make the bundle: no {tmp_path / 'conformance.json'}: run the "
                                    "suites first (make conformance)")
+
+
+def test_the_allure_report_is_bundled_only_when_drawn_after_the_merged_report(tmp_path: Path):
+    import os
+
+    reports = _reports(tmp_path)
+    index = reports / "html" / "allure" / "index.html"
+    index.parent.mkdir(parents=True)
+    index.write_text("<html>allure</html>")
+    merged = reports / "conformance.json"
+    os.utime(index, (merged.stat().st_mtime - 60,) * 2)  # drawn before the last merge: of other runs
+    assert not any(name.endswith("/allure/index.html") for name in _members(bundle.make(reports, today=DAY)))
+    os.utime(index, (merged.stat().st_mtime + 60,) * 2)
+    files = _members(bundle.make(reports, today=DAY))
+    assert any(name.endswith("/allure/index.html") for name in files)

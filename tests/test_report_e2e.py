@@ -13,12 +13,14 @@ Report not installed by ``make report``), the Allure checks are.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -36,9 +38,36 @@ DEMO = "suites/test_deadlock.py::test_plain_pods_deadlock_when_two_jobs_race_for
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory, pytestconfig) -> dict:
-    """The reports directory after the two runs and ``python -m fixtures.report html``, and what the runs printed."""
-    reports = tmp_path_factory.mktemp("reports")
+def reports(tmp_path_factory, pytestconfig) -> Iterator[dict]:
+    """The reports directory after the two runs and ``python -m fixtures.report html``, and what the runs printed.
+
+    Made once per session: under ``-n`` the module's tests may land on several workers, which
+    share it through a directory of the session's (the first to come makes it, the others wait).
+    """
+    session = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if session is None:
+        yield _made(tmp_path_factory.mktemp("reports"), pytestconfig)
+        return
+    shared = tmp_path_factory.getbasetemp().parent / f"report-e2e-{session}"
+    shared.mkdir(exist_ok=True)
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        done, failed = shared / "made.json", shared / "failed.txt"
+        if not done.exists() and not failed.exists():
+            try:
+                made = _made(shared / "reports", pytestconfig)
+            except AssertionError as exc:
+                failed.write_text(str(exc))
+                raise
+            done.write_text(json.dumps({**made, "dir": str(made["dir"])}))
+    if failed.exists():
+        pytest.fail(f"making the reports failed (on another worker):\n{failed.read_text()}", pytrace=False)
+    made = json.loads(done.read_text())
+    yield {**made, "dir": Path(made["dir"])}
+
+
+def _made(reports: Path, pytestconfig) -> dict:
+    reports.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "tests"), os.environ.get("PYTHONPATH", "")])}
     runs = {scheduler: subprocess.Popen(  # side by side: the two clusters start and wait at the same time
         [sys.executable, "-m", "pytest", "suites/test_deadlock.py", f"--scheduler={scheduler}", "-n", "2",
