@@ -142,6 +142,8 @@ def test_a_file_that_is_no_bundle_and_a_report_without_runs_are_one_line(tmp_pat
     junk.write_text("not a tar")
     with pytest.raises(bundle.BundleError, match="not a gzip'd tar file"):
         bundle.verify(junk)
+    with pytest.raises(bundle.BundleError, match="^no such file: give the path of a gangconf-results-"):
+        bundle.verify(tmp_path / "missing.tar.gz")
     proc = subprocess.run([sys.executable, "-m", "fixtures.report", "bundle", f"--reports-dir={tmp_path}"], cwd=REPO,
                           capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stdout) == (2, "")

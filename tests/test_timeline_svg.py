@@ -189,4 +189,7 @@ def test_the_command_draws_a_failure_directory(tmp_path: Path, capsys):
     assert ET.fromstring((tmp_path / "timeline.svg").read_text()).tag == f"{SVG}svg"
     assert timeline_svg.main([str(tmp_path / "nothing-here")]) == 2
     assert "no timeline.jsonl in" in capsys.readouterr().err
+    (tmp_path / "waits.json").write_text("{cut")
+    assert timeline_svg.main([str(tmp_path)]) == 2
+    assert "waits.json is not what the recorder writes" in capsys.readouterr().err
 
