@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
+
+import pytest
 
 from fixtures import allure_report, conformance, html_report
 from fixtures.allure_labels import RUN_LABEL, TEST_LABEL
@@ -151,3 +154,18 @@ def test_the_makefile_installs_the_allure_release_the_report_names():
     pinned = [line.split(":=", 1)[1].strip() for line in (REPO / "Makefile").read_text().splitlines()
               if line.startswith("ALLURE_VERSION")]
     assert pinned == [allure_report.ALLURE_VERSION]
+
+
+def test_a_failed_allure_report_is_one_line_and_the_page_is_written_all_the_same(tmp_path: Path):
+    if shutil.which("node") is None:
+        pytest.skip("no Node.js on PATH: the Allure Report is not tried without it")
+    reports = _reports(tmp_path)
+    (reports / "allure-results").mkdir()
+    broken = tmp_path / "allure"
+    broken.write_text("#!/bin/sh\necho 'reading results' ; echo 'boom: no plugin' >&2; exit 3\n")
+    broken.chmod(0o755)
+    status, lines = html_report.write(reports, allure=broken)
+    assert status == 1
+    assert lines == ["gangconf: Allure Report failed (exit 3): boom: no plugin",
+                     f"gangconf: {reports / 'html' / 'conformance.html'}: 2 passed, 1 failed, 1 not applicable"]
+    assert not list((reports / "html").glob(".allure*"))  # the staged copy and configuration are gone
