@@ -35,8 +35,13 @@ SCHEDULER   ?= kube-scheduler
 # make kubectl: kubectl's arguments, and which kept cluster when several run.
 ARGS        ?=
 CLUSTER     ?=
+# make report: Allure Report 3 from npm, pinned (fixtures/allure_report.py names the same release),
+# installed into .tools/ of this checkout, never globally.
+ALLURE_VERSION := 3.18.0
+ALLURE_DIR  := .tools/allure-$(ALLURE_VERSION)
+ALLURE      := $(ALLURE_DIR)/node_modules/.bin/allure
 
-.PHONY: setup build conformance test fault unit mutation list-checks clean stop-all help doctor upgrade coverage cluster kubectl
+.PHONY: setup build conformance test fault unit mutation list-checks clean stop-all help doctor upgrade coverage cluster kubectl report bundle
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -77,13 +82,14 @@ conformance: build ## every profile's checks on a local v1.37.2 cluster, against
 	$(PY) -m fixtures.report merge --reports-dir=$(REPORTS) $(if $(strip $(PYTEST_ARGS)),--include-partial) || status=1; \
 	exit $$status
 
-test: build ## the project's tests (tests/), the conformance matrix, then the mutation check; fails if anything failed
+test: build $(ALLURE) ## the project's tests (tests/), the conformance matrix with its report and bundle, then the mutation check; fails if anything failed
 	@status=0; start=$$(date +%s); \
 	$(PY) -m pytest tests --ignore=tests/test_mutation.py --k8s-version=$(K8S_VERSION) -n $(TEST_WORKERS) --dist loadgroup \
 		--junitxml=$(REPORTS)/junit-tests.xml $(PYTEST_ARGS) || status=1; \
 	echo "gangconf: tests/ took $$(( $$(date +%s) - start )) s"; \
 	$(MAKE) --no-print-directory conformance || status=1; \
-	echo "gangconf: tests/ and the conformance matrix took $$(( $$(date +%s) - start )) s"; \
+	$(MAKE) --no-print-directory bundle || status=1; \
+	echo "gangconf: tests/ and the conformance matrix with its report and bundle took $$(( $$(date +%s) - start )) s"; \
 	$(MAKE) --no-print-directory mutation || status=1; \
 	echo "gangconf: make test took $$(( $$(date +%s) - start )) s"; \
 	exit $$status
@@ -103,6 +109,19 @@ coverage: build ## statement coverage of kube-scheduler's gang code by the beta,
 	$(PY) -m fixtures.gocover report --coverdir=$(COVERDIR) --out=$(REPORTS)/coverage.md --version=$(K8S_VERSION) || status=1; \
 	exit $$status
 
+$(ALLURE):
+	@if command -v npm >/dev/null 2>&1; then \
+		echo "gangconf: installing Allure Report $(ALLURE_VERSION) from npm into $(ALLURE_DIR)/"; \
+		npm install --prefix $(ALLURE_DIR) --no-save --no-audit --no-fund --loglevel=error allure@$(ALLURE_VERSION) >/dev/null \
+			|| echo "gangconf: npm could not install allure@$(ALLURE_VERSION): make report writes conformance.html only"; \
+	fi
+
+report: setup $(ALLURE) ## reports/html/: the Allure Report (needs Node.js) and conformance.html of the merged report
+	@$(PY) -m fixtures.report html --reports-dir=$(REPORTS) --allure=$(ALLURE)
+
+bundle: report ## reports/gangconf-results-<server version>-<date>.tar.gz: the report, results, JUnit, logs, environment, SHA256SUMS; verified
+	@$(PY) -m fixtures.report bundle --reports-dir=$(REPORTS)
+
 mutation: build ## the mutation check (slow, minutes): every deliberately broken reference scheduler must fail a check
 	$(PY) -m pytest tests/test_mutation.py -rfE --junitxml=$(REPORTS)/junit-mutation.xml
 
@@ -119,7 +138,8 @@ unit: setup ## only the tests that need no cluster
 	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_allornothing.py tests/test_schedconfig.py \
 		tests/test_builders.py tests/test_faults.py \
 		tests/test_mutants.py tests/test_report.py tests/test_results.py tests/test_runs.py tests/test_catalogue.py \
-		tests/test_upstream_map.py tests/test_forks.py tests/reference $(PYTEST_ARGS)
+		tests/test_upstream_map.py tests/test_forks.py tests/test_timeline_svg.py tests/test_html_report.py \
+		tests/test_bundle.py tests/test_progress.py tests/reference $(PYTEST_ARGS)
 
 list-checks: setup ## every behaviour of the catalogue with the tests that check it (nothing is started)
 	@$(PY) -m pytest suites --list-checks -q $(PYTEST_ARGS)
@@ -139,4 +159,5 @@ stop-all: setup ## stop every local cluster left running: make cluster's, those 
 
 clean: ## remove reports (earlier ones too) and the virtualenv (the binary cache stays; it is ~/.cache/gangconf)
 	rm -rf $(REPORTS)/runs $(REPORTS)/results $(REPORTS)/earlier $(REPORTS)/*.xml $(REPORTS)/conformance.json \
-		$(REPORTS)/conformance.md $(REPORTS)/allure-results $(REPORTS)/coverage $(REPORTS)/coverage.* $(VENV)
+		$(REPORTS)/conformance.md $(REPORTS)/allure-results $(REPORTS)/coverage $(REPORTS)/coverage.* $(REPORTS)/html \
+		$(REPORTS)/screenshots $(REPORTS)/gangconf-results-*.tar.gz $(VENV)

@@ -8,9 +8,13 @@ come from a cluster that is broken in some other way.
 
 from __future__ import annotations
 
+import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
+from fixtures.timeline_svg import WAIT_COLOURS
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -60,8 +64,16 @@ def test_gang_checks_fail_when_the_gangscheduling_plugin_is_disabled(run_suite):
     assert len(failures) == len(NEEDS_THE_PLUGIN), failures
     for directory in failures:
         present = {p.name for p in directory.iterdir()}
-        expected = {"state.txt", "timeline.jsonl", "pods.yaml", "podgroups.yaml", "events.txt", "kube-scheduler.log"}
+        expected = {"state.txt", "timeline.jsonl", "waits.json", "timeline.svg", "pods.yaml", "podgroups.yaml",
+                    "events.txt", "kube-scheduler.log"}
         assert expected <= present, (directory, present)
+        assert ET.parse(directory / "timeline.svg").getroot().tag == "{http://www.w3.org/2000/svg}svg"
+    # The pictures shade the waits that failed (a never window violated, an eventually timed out) in red.
+    failed_waits = [d for d in failures if any(w["outcome"] in ("violated", "timed out")
+                                               for w in json.loads((d / "waits.json").read_text()))]
+    assert failed_waits, failures
+    for directory in failed_waits:
+        assert f'fill="{WAIT_COLOURS["failed"]}"' in (directory / "timeline.svg").read_text(), directory
 
 
 @pytest.mark.slow

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from fixtures import observe
 from fixtures.errors import ConditionViolated, WaitTimeout
 from fixtures.observe import Recorder
 from fixtures.timeline import Observation, State, Timeline
@@ -30,6 +31,8 @@ class FakeRecorder(Recorder):
     def __init__(self) -> None:  # no API, no threads
         self.timeline = Timeline()
         self._errors = []
+        self.waits = []
+        self.heartbeat = None
 
     def add(self, kind: str, type_: str, obj: dict) -> None:
         self.timeline.append(Observation(time.monotonic(), kind, type_, obj))
@@ -105,3 +108,36 @@ def test_a_state_remembers_disruptions_nominations_and_deletions_after_the_pod_i
     assert state.disrupted["v"]["reason"] == "PreemptionByScheduler"
     assert state.nominated == {"p": "n1"}
     assert "marked DisruptionTarget: v (deleted)" in state.summary() and "nominated: p->n1" in state.summary()
+
+
+def test_every_wait_is_kept_with_its_span_and_outcome():
+    rec = FakeRecorder()
+    rec.add("Pod", "ADDED", pod("a"))
+    rec.eventually(lambda s: "a" in s.pods, timeout=1, describe="a is there")
+    with pytest.raises(WaitTimeout):
+        rec.eventually(lambda s: s.bound("g"), timeout=0.05, describe="a is bound")
+    rec.never(lambda s: s.bound("g"), window=0.05, describe="nothing bound")
+    rec.add("Pod", "MODIFIED", pod("a", node="n1"))
+    with pytest.raises(ConditionViolated):
+        rec.never(lambda s: s.bound("g"), window=1, describe="still nothing bound")
+    assert [(w.kind, w.describe, w.outcome) for w in rec.waits] == [
+        ("eventually", "a is there", "met"), ("eventually", "a is bound", "timed out"),
+        ("never", "nothing bound", "held"), ("never", "still nothing bound", "violated")]
+    assert all(w.start <= w.end <= w.deadline + 0.5 for w in rec.waits)
+    assert rec.waits[1].end >= rec.waits[1].deadline  # a timed-out wait lasted to its deadline
+    assert rec.waits[3].end < rec.waits[3].deadline   # a violation ends the window at once
+
+
+def test_a_wait_that_lasts_calls_the_heartbeat_while_it_is_open(monkeypatch):
+    monkeypatch.setattr(observe, "HEARTBEAT_SECONDS", 0.05)
+    rec = FakeRecorder()
+    beats = []
+    rec.heartbeat = lambda wait: beats.append((wait.describe, wait.end, time.monotonic() - wait.start))
+    rec.add("Pod", "ADDED", pod("a"))
+    rec.never(lambda s: s.bound("g"), window=0.28, describe="nothing bound")
+    assert len(beats) >= 3, beats
+    assert all(describe == "nothing bound" and end is None for describe, end, _ in beats)
+    assert [round(b[2], 2) >= 0.05 * (i + 1) - 0.01 for i, b in enumerate(beats)] == [True] * len(beats)
+    beats.clear()
+    rec.eventually(lambda s: "a" in s.pods, timeout=5, describe="a is there")
+    assert beats == []  # a wait that ends at once says nothing
