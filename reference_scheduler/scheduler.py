@@ -29,65 +29,40 @@ import dataclasses
 import functools
 import itertools
 import math
-from typing import Protocol
 
 import numpy as np
 
+from reference_scheduler.backend.node_arrays import NodeArrays
+from reference_scheduler.backend.snapshot import NodeInfo, Snapshot
+from reference_scheduler.backend.writer import Writer
 from reference_scheduler.clock import Clock, Timer
-from reference_scheduler.framework import Code, Registry, Status
+from reference_scheduler.features import COMPOSITE, PREEMPTION_POLICY, TOPOLOGY_AWARE, Features
+from reference_scheduler.framework import Code, Registry, Status, preemption
 from reference_scheduler.framework.interface import HAND_OVER, TRIAL, CycleState
 from reference_scheduler.framework.registry import Profile
+from reference_scheduler.framework.status import fit_error, preemption_error
+from reference_scheduler.framework.waiting_pods import permit_timeout_message
 from reference_scheduler.model import CompositePodGroup, Node, Pod, PodGroup
-from reference_scheduler.nodeinfo import NodeInfo, Snapshot
-from reference_scheduler.plugins import fault
+from reference_scheduler.plugins import defaultpreemption, fault
 from reference_scheduler.plugins import gangscheduling as gang
-from reference_scheduler.plugins import preemption, topology
-from reference_scheduler.vector import NodeArrays, fit_and_score
-from reference_scheduler.plugins.basic import (
-    NodeAffinity, NodeName, NodeResourcesFit, PrioritySort, SchedulingGates, TaintToleration)
+from reference_scheduler.plugins import topologyaware as topology
+from reference_scheduler.plugins.nodeaffinity import NodeAffinity
+from reference_scheduler.plugins.nodename import NodeName
+from reference_scheduler.plugins.noderesources import NodeResourcesFit, fit_and_score
+from reference_scheduler.plugins.nodeunschedulable import NodeUnschedulable
+from reference_scheduler.plugins.queuesort import PrioritySort
+from reference_scheduler.plugins.schedulinggates import SchedulingGates
+from reference_scheduler.plugins.tainttoleration import TaintToleration
 
 POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
-NODE_UNSCHEDULABLE = "node(s) were unschedulable"
 INITIAL_BACKOFF, MAX_BACKOFF = 1.0, 10.0
 #: v1.37's backoff ordering window: expiries are cut down to it, and entities leave backoff per window.
 BACKOFF_WINDOW = 1
 #: Upstream's podMaxInUnschedulablePodsDuration.
 MAX_IN_UNSCHEDULABLE = 300.0
-TOPOLOGY_AWARE, COMPOSITE = "TopologyAwareWorkloadScheduling", "CompositePodGroup"
-PREEMPTION_POLICY = "PodGroupPreemptionPolicy"
-#: The feature gates the reference scheduler knows beyond GenericWorkload (which it always has).
-FEATURES = frozenset({TOPOLOGY_AWARE, COMPOSITE, PREEMPTION_POLICY})
 #: DynamicResources' PodGroupPostFilter verdict when it had no claim to release (v1.37.2 reports
 #: it for every PodGroup it looks at; it runs before DefaultPreemption).
 CLAIMS_RELEASED = "deallocation and deletion of ResourceClaims completed"
-
-
-class Writer(Protocol):
-    """What the scheduler does to the cluster. The runner writes to the API; tests record."""
-
-    def bind(self, pod: Pod, node: str) -> Status:
-        """Bind ``pod`` to ``node``, now or later; a later failure comes back through
-        :meth:`Scheduler.binding_failed`."""
-
-    def pod_unschedulable(self, pod: Pod, reason: str, message: str) -> None: ...
-
-    def group_condition(self, group: PodGroup, status: bool, reason: str, message: str) -> None: ...
-
-    def preempt(self, victim: Pod, message: str) -> None:
-        """Mark ``victim`` with DisruptionTarget (``message``) and delete it."""
-
-    def nominate(self, pod: Pod, node: str) -> None:
-        """Record ``node`` as the pod's nominated node (``status.nominatedNodeName``); empty clears it."""
-
-
-class NodeUnschedulable:
-    name = NAME = "NodeUnschedulable"
-    static = True
-
-    def filter(self, state, pod: Pod, info: NodeInfo) -> Status:
-        if info.node.unschedulable:
-            return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, NODE_UNSCHEDULABLE, plugin=self.name)
-        return Status.success()
 
 
 def _first_failure(plugins, pod: Pod, info: NodeInfo) -> Status | None:
@@ -97,28 +72,6 @@ def _first_failure(plugins, pod: Pod, info: NodeInfo) -> Status | None:
         if not status.ok:
             return status
     return None
-
-
-def fit_error(total_nodes: int, statuses: dict[str, Status]) -> str:
-    """Upstream's FitError text: ``0/N nodes are available: <count reason>, ... .``"""
-    histogram: dict[str, int] = {}
-    for status in statuses.values():
-        for reason in status.reasons:
-            histogram[reason] = histogram.get(reason, 0) + 1
-    reasons = sorted(f"{count} {reason}" for reason, count in histogram.items())
-    return f"0/{total_nodes} nodes are available" + (f": {', '.join(reasons)}." if reasons else ":")
-
-
-def permit_timeout_message(timeout: float, plugin: str) -> str:
-    """Upstream's rejection of a pod whose Permit wait timed out; the wait is written as Go prints a Duration."""
-    minutes, seconds = divmod(timeout, 60)
-    hours, minutes = divmod(int(minutes), 60)
-    text = f"{seconds:g}s"
-    if minutes or hours:
-        text = f"{minutes}m{text}"
-    if hours:
-        text = f"{hours}h{text}"
-    return f"rejected due to timeout after waiting {text} at plugin {plugin}"
 
 
 @dataclasses.dataclass
@@ -166,9 +119,7 @@ class Scheduler:
     def __init__(self, scheduler_name: str, clock: Clock, writer: Writer, *, registry: Registry | None = None,
                  features: frozenset[str] = frozenset(), fault_reserve_label: str | None = None,
                  also_serve: tuple[str, ...] = ()):
-        unknown = set(features) - FEATURES
-        if unknown:
-            raise ValueError(f"unknown feature gate(s) for the reference scheduler: {', '.join(sorted(unknown))}")
+        Features.of(features)  # refuses an unknown gate
         self.scheduler_name = scheduler_name
         #: Every ``spec.schedulerName`` this scheduler is responsible for: like kube-scheduler with
         #: several profiles (same plugins here), one queue serves them all, so the members of one
@@ -680,7 +631,7 @@ class Scheduler:
         helpful = lambda name: statuses.get(name) is None or statuses[name].code is not Code.UNSCHEDULABLE_AND_UNRESOLVABLE  # noqa: E731
         node, victims, reasons = preemption.preempt_for_pod(pod, snapshot, units, self._fits, helpful)
         if node is None:
-            return f"{message} {preemption.preemption_message(len(snapshot), reasons)}"
+            return f"{message} {preemption_error(len(snapshot), reasons)}"
         self._evict(victims, by_group=False, scheduler_name=pod.scheduler_name)
         self.nominated[pod.key] = node
         self.writer.nominate(pod, node)
@@ -688,7 +639,7 @@ class Scheduler:
 
     def _evict(self, victims: list[preemption.Unit], *, by_group: bool, scheduler_name: str) -> None:
         """Evict every pod of ``victims``, in the preemptor's profile's name (``scheduler_name``)."""
-        text = preemption.disruption_message(scheduler_name, by_group)
+        text = defaultpreemption.disruption_message(scheduler_name, by_group)
         for unit in victims:
             for victim in unit.pods:
                 self.writer.preempt(victim, text)
@@ -1037,12 +988,12 @@ class Scheduler:
         never = (group.preemption_policy == "Never" if self.group_preemption_policy
                  else any(p.preemption_policy == "Never" for p in pods))
         if never:
-            return Status.of(Code.UNSCHEDULABLE, preemption.NOT_ELIGIBLE, plugin=preemption.NAME)
+            return Status.of(Code.UNSCHEDULABLE, defaultpreemption.NOT_ELIGIBLE, plugin=defaultpreemption.NAME)
         units = preemption.victim_units([p for p in self.pods.values() if p.node_name and p.group_key != group.key],
                                         self.groups)
         if not any(unit.priority < group.priority for unit in units):
-            return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, preemption.NO_VICTIMS_FOR_GROUP,
-                             plugin=preemption.NAME)
+            return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, defaultpreemption.NO_VICTIMS_FOR_GROUP,
+                             plugin=defaultpreemption.NAME)
         base = self._snapshot(pods)
 
         def place(trial: Snapshot) -> tuple[list[tuple[Pod, str]], str]:
@@ -1054,13 +1005,13 @@ class Scheduler:
         result = preemption.preempt_for_group(group.priority, base, units, place, self._fits)
         if not result.assignments:
             # Even without every lower-priority unit the group does not place: the verdict of that trial.
-            return Status.of(Code.UNSCHEDULABLE, f"{preemption.PREFIX}{result.failure}", plugin=preemption.NAME)
+            return Status.of(Code.UNSCHEDULABLE, f"{defaultpreemption.PREFIX}{result.failure}", plugin=defaultpreemption.NAME)
         self._evict(result.victims, by_group=True, scheduler_name=pods[0].scheduler_name)
         for pod, node in result.assignments:
             self.nominated[pod.key] = node
             self.writer.nominate(pod, node)
-        return Status.of(Code.SUCCESS, preemption.found_placement(sum(len(u.pods) for u in result.victims)),
-                         plugin=preemption.NAME)
+        return Status.of(Code.SUCCESS, defaultpreemption.found_placement(sum(len(u.pods) for u in result.victims)),
+                         plugin=defaultpreemption.NAME)
 
     def _set_group_condition(self, group: PodGroup, status: bool, reason: str, message: str) -> None:
         current = self.groups.get(group.key, group)

@@ -83,7 +83,7 @@ def test_an_unreachable_server_is_logged_and_never_stops_the_scheduler(tmp_path)
 
 
 def test_a_malformed_object_is_skipped_with_one_line(caplog):
-    from reference_scheduler.runner import Runner
+    from reference_scheduler.runner.loop import Runner
 
     runner = Runner.__new__(Runner)  # only apply() is exercised: no API, no threads
     from reference_scheduler.clock import SimClock
@@ -109,7 +109,7 @@ def test_a_refused_binding_comes_back_to_the_loop_and_the_pod_is_retried(cluster
 
     from fixtures.labels import managed_labels
     from reference_scheduler.model import Pod
-    from reference_scheduler.runner import ApiWriter
+    from reference_scheduler.runner.api_writer import ApiWriter
 
     core = client.CoreV1Api(cluster_api)
     namespace = f"gc-bind-{run_id}".lower()[:63]
@@ -158,7 +158,7 @@ def test_events_are_written_in_the_name_of_the_pods_profile_with_their_time(clus
     """Each attempt is its own event with a MicroTime ``eventTime`` (attempts a second apart can be
     told apart), reported by the profile the pod names."""
     from reference_scheduler.model import Pod
-    from reference_scheduler.runner import ApiWriter
+    from reference_scheduler.runner.api_writer import ApiWriter
 
     from fixtures.labels import managed_labels
 
@@ -187,7 +187,8 @@ def test_group_conditions_are_merged_by_type_and_keep_their_time_while_the_statu
     that a kept time and a fresh one differ without waiting for the clock."""
     from fixtures.labels import managed_labels
     from reference_scheduler.model import PodGroup
-    from reference_scheduler.runner import SCHEDULING, ApiWriter
+    from reference_scheduler.runner import SCHEDULING
+    from reference_scheduler.runner.api_writer import ApiWriter
 
     core, custom = client.CoreV1Api(cluster_api), client.CustomObjectsApi(cluster_api)
     namespace = f"gc-runner-cond-{run_id}".lower()[:63].rstrip("-")
@@ -241,7 +242,7 @@ def test_writes_to_one_object_keep_their_order_and_the_loop_never_waits():
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    from reference_scheduler.runner import ApiWriter
+    from reference_scheduler.runner.api_writer import ApiWriter
 
     writer = ApiWriter.__new__(ApiWriter)  # no API: the queues only
     writer._pool = ThreadPoolExecutor(max_workers=4)

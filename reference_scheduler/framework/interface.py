@@ -16,6 +16,9 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 from reference_scheduler.framework.status import Status
 
+#: The highest score a Score or PlacementScore plugin gives after normalization (upstream's MaxNodeScore).
+MAX_NODE_SCORE = 100
+
 
 @dataclasses.dataclass(frozen=True)
 class CycleState:

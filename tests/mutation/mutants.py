@@ -116,7 +116,7 @@ def _min_count_decrease_ignored() -> None:
 
 
 def _disruption_mode_ignored() -> None:
-    from reference_scheduler.plugins import preemption
+    from reference_scheduler.framework import preemption
 
     def make(original):
         def victim_units(bound, groups):
@@ -127,7 +127,7 @@ def _disruption_mode_ignored() -> None:
 
 
 def _victims_by_pod_priority() -> None:
-    from reference_scheduler.plugins import preemption
+    from reference_scheduler.framework import preemption
 
     def make(original):
         def victim_units(bound, groups):

@@ -16,7 +16,7 @@ from reference_scheduler.framework.interface import HAND_OVER, TRIAL
 from reference_scheduler.model import Pod
 from reference_scheduler.plugins import fault
 from reference_scheduler.plugins.gangscheduling import PERMIT_TIMEOUT_SECONDS
-from reference_scheduler.scheduler import permit_timeout_message
+from reference_scheduler.framework.waiting_pods import permit_timeout_message
 
 LABEL = "fault.gangconf.io/reserve"
 TIMEOUT = "0/1 nodes are available: 1 rejected due to timeout after waiting 5m0s at plugin GangScheduling."

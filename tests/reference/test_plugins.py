@@ -8,10 +8,14 @@ import pytest
 
 from reference_scheduler.framework import Code, Registry
 from reference_scheduler.model import Node, Pod, PodGroup, Resources, Taint, Toleration
-from reference_scheduler.nodeinfo import NodeInfo
+from reference_scheduler.backend.snapshot import NodeInfo
 from reference_scheduler.plugins import gangscheduling as gs
-from reference_scheduler.plugins.basic import (
-    NodeAffinity, NodeName, NodeResourcesFit, PrioritySort, SchedulingGates, TaintToleration)
+from reference_scheduler.plugins.nodeaffinity import NodeAffinity
+from reference_scheduler.plugins.nodename import NodeName
+from reference_scheduler.plugins.noderesources import NodeResourcesFit
+from reference_scheduler.plugins.queuesort import PrioritySort
+from reference_scheduler.plugins.schedulinggates import SchedulingGates
+from reference_scheduler.plugins.tainttoleration import TaintToleration
 
 
 def node(name="n1", cpu="4", memory="8Gi", pods="10", gpus=0, labels=None, taints=()) -> NodeInfo:

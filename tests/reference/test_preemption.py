@@ -11,8 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reference_scheduler.model import Pod, PodGroup, Resources
-from reference_scheduler.plugins.preemption import NOT_ELIGIBLE, found_placement, victim_units
-from reference_scheduler.scheduler import CLAIMS_RELEASED, PREEMPTION_POLICY
+from reference_scheduler.features import PREEMPTION_POLICY
+from reference_scheduler.framework.preemption import victim_units
+from reference_scheduler.plugins.defaultpreemption import NOT_ELIGIBLE, found_placement
+from reference_scheduler.scheduler import CLAIMS_RELEASED
 
 LOW, HIGH = 10, 1000
 DISRUPTION_BY_POD = "gangconf-reference: preempting to accommodate a higher priority pod"
@@ -258,7 +260,7 @@ def test_preempt_001_the_members_are_nominated_where_the_victims_were_and_placed
 def test_preempt_004_the_trial_placement_is_kept_while_units_are_given_back():
     """v1.37.2 gives units back against the members' nodes from the trial, not a new placement:
     with the trial's member on the node of the more important unit, that unit is the victim."""
-    from reference_scheduler.plugins.preemption import preempt_for_group
+    from reference_scheduler.framework.preemption import preempt_for_group
 
     cluster = Cluster()
     cluster.nodes(2, cpu="8", gpus=1)

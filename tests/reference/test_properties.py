@@ -97,7 +97,7 @@ racks_of_nodes = st.lists(st.tuples(st.integers(min_value=0, max_value=2),   # r
 @settings(max_examples=150, deadline=None)
 @given(racks_of_nodes, gang_shapes)
 def test_a_topology_constrained_gang_never_spans_two_domains(nodes, gangs):
-    from reference_scheduler.scheduler import TOPOLOGY_AWARE
+    from reference_scheduler.features import TOPOLOGY_AWARE
 
     cluster = Cluster(features=frozenset({TOPOLOGY_AWARE}))
     for i, (rack, cpu) in enumerate(nodes):

@@ -8,7 +8,7 @@ import pytest
 from fakes import Cluster
 
 from reference_scheduler.plugins import gangscheduling as gang
-from reference_scheduler.scheduler import COMPOSITE, TOPOLOGY_AWARE
+from reference_scheduler.features import COMPOSITE, TOPOLOGY_AWARE
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 from fakes import Cluster
 
 from reference_scheduler.framework import Status
-from reference_scheduler.scheduler import fit_error
+from reference_scheduler.framework.status import fit_error
 
 
 @pytest.fixture

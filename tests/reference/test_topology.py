@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 from fakes import Cluster
 
-from reference_scheduler.plugins import topology
-from reference_scheduler.scheduler import COMPOSITE, TOPOLOGY_AWARE
+from reference_scheduler.features import COMPOSITE, TOPOLOGY_AWARE
+from reference_scheduler.framework import Status
+from reference_scheduler.plugins import podgrouppodscount, topologyaware
 
 RACK = "rack"
 
@@ -72,7 +73,7 @@ def test_tas_001_without_the_label_no_placement_exists(tas):
     tas.pod("g-1", group="g")
     tas.run()
     assert tas.binds == []
-    assert tas.group_conditions["g"][-1][2].startswith(topology.NO_FEASIBLE_PLACEMENTS)
+    assert tas.group_conditions["g"][-1][2].startswith(topologyaware.NO_FEASIBLE_PLACEMENTS)
 
 
 def test_tas_001_new_members_follow_the_domain_of_scheduled_ones(tas):
@@ -133,9 +134,9 @@ def test_score_001_between_equal_counts_the_tighter_domain_wins(tas):
 
 
 def test_score_001_normalization():
-    assert topology.PodGroupPodsCount.normalize([1, 2, 4]) == ([25, 50, 100], topology.Status.success())
-    _, status = topology.PodGroupPodsCount.normalize([0, 0])
-    assert not status.ok and status.message() == topology.NO_PODS_ASSIGNED
+    assert podgrouppodscount.PodGroupPodsCount.normalize([1, 2, 4]) == ([25, 50, 100], Status.success())
+    _, status = podgrouppodscount.PodGroupPodsCount.normalize([0, 0])
+    assert not status.ok and status.message() == podgrouppodscount.NO_PODS_ASSIGNED
 
 
 def tree(cluster: Cluster, *, min_group_count: int = 2, leaf_min: int = 2) -> None:

@@ -1,4 +1,7 @@
-"""A node and what is placed on it, as the plugins see it during a cycle."""
+"""A node and what is placed on it, and the nodes as one cycle sees them (copy-on-write).
+
+Mirrors pkg/scheduler/backend/cache/snapshot.go (and the NodeInfo of framework/types.go).
+"""
 
 from __future__ import annotations
 
@@ -42,7 +45,7 @@ class Snapshot:
     Reads go to the cache; the first change to a node copies that node only, so a cycle over
     thousands of nodes costs what it changes, not what exists. The cache must not change while
     a snapshot is in use (the scheduler is single-threaded). With ``arrays`` (the cache's
-    :class:`~reference_scheduler.vector.NodeArrays`, in step with it) :meth:`used` gives the
+    :class:`~reference_scheduler.backend.node_arrays.NodeArrays`, in step with it) :meth:`used` gives the
     requested amounts of every node as an array, this snapshot's changes included.
     """
 

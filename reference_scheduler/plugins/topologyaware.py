@@ -22,15 +22,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Iterable
 
+from reference_scheduler.backend.snapshot import NodeInfo
 from reference_scheduler.framework import Code, Status
-from reference_scheduler.model import CPU, MEMORY, Pod, Resources
-from reference_scheduler.nodeinfo import NodeInfo
-from reference_scheduler.plugins.basic import MAX_NODE_SCORE
+from reference_scheduler.model import Pod
+from reference_scheduler.plugins.noderesources import most_allocated
+from reference_scheduler.plugins.podgrouppodscount import PodGroupPodsCount
 
 PLACEMENT = "TopologyPlacement"
-PODS_COUNT = "PodGroupPodsCount"
 NO_FEASIBLE_PLACEMENTS = "no feasible placements found"
-NO_PODS_ASSIGNED = "no pods from pod group are assigned to any of the candidate placements"
 
 
 def placements_unavailable(total: int, first: str) -> str:
@@ -75,40 +74,6 @@ class TopologyPlacement:
         if not domains:
             return [], Status.of(Code.UNSCHEDULABLE, NO_FEASIBLE_PLACEMENTS, plugin=self.name)
         return [Placement(domain, frozenset(nodes)) for domain, nodes in sorted(domains.items())], Status.success()
-
-
-class PodGroupPodsCount:
-    name = NAME = PODS_COUNT
-
-    @staticmethod
-    def score(scheduled: int, proposed: int) -> int:
-        return scheduled + proposed
-
-    @staticmethod
-    def normalize(scores: list[int]) -> tuple[list[int], Status]:
-        best = max(scores, default=0)
-        if best == 0:
-            return scores, Status.as_error(NO_PODS_ASSIGNED, plugin=PODS_COUNT)
-        return [score * MAX_NODE_SCORE // best for score in scores], Status.success()
-
-
-def most_allocated(nodes: Iterable[NodeInfo], proposed: Iterable[Pod]) -> int:
-    """NodeResourcesFit's placement score: MostAllocated over cpu and memory, weight 1 each."""
-    requested = Resources()
-    for pod in proposed:
-        requested = requested + pod.requests
-    allocatable = Resources()
-    for info in nodes:
-        requested = requested + info.requested
-        allocatable = allocatable + info.node.allocatable
-    total = weights = 0
-    for name in (CPU, MEMORY):
-        capacity = allocatable.get(name)
-        if capacity == 0:
-            continue
-        total += min(requested.get(name), capacity) * MAX_NODE_SCORE // capacity
-        weights += 1
-    return total // weights if weights else 0
 
 
 def best_placement(candidates: list[tuple[Placement, int, list[Pod], list[NodeInfo]]]) -> tuple[int | None, Status]:
