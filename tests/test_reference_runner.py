@@ -145,7 +145,7 @@ def test_a_binding_failure_is_forgotten_and_retried_after_backoff():
     cluster.pod("solo", cpu="1")
     cluster.fail_bind.add("solo")
     cluster.scheduler.schedule_next()
-    assert "ns/solo" not in cluster.scheduler.assumed
+    assert "ns/solo" not in cluster.scheduler.cache.assumed
     assert cluster.conditions["solo"] == ("SchedulerError", "binding rejected")
     assert cluster.binds == []
     cluster.fail_bind.clear()

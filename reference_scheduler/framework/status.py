@@ -98,8 +98,11 @@ def _counted(reasons) -> str:
     return ", ".join(sorted(f"{count} {reason}" for reason, count in histogram.items()))
 
 
-def fit_error(total_nodes: int, statuses: dict[str, Status]) -> str:
-    """Upstream's FitError text: ``0/N nodes are available: <count reason>, ... .``"""
+def fit_error(total_nodes: int, statuses: dict[str, Status], pre_filter_msg: str = "") -> str:
+    """Upstream's FitError text: ``0/N nodes are available: <count reason>, ... .``, or with the
+    message of a PreFilter refusal in place of the histogram."""
+    if pre_filter_msg:
+        return f"0/{total_nodes} nodes are available: {pre_filter_msg}."
     reasons = _counted(reason for status in statuses.values() for reason in status.reasons)
     return f"0/{total_nodes} nodes are available" + (f": {reasons}." if reasons else ":")
 

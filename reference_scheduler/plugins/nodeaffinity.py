@@ -42,8 +42,11 @@ class NodeAffinity:
     """The pod's nodeSelector and its required node affinity (terms are ORed)."""
 
     name = NAME = "NodeAffinity"
-    static = True
     ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+
+    def sign_pod(self, pod: Pod) -> tuple:
+        return (("v1.Pod.Spec.Affinity.NodeSelector", pod.node_selector),
+                ("v1.Pod.Spec.Affinity.NodeAffinity", repr(pod.required_affinity)))
 
     def filter(self, state: Any, pod: Pod, info: NodeInfo) -> Status:
         labels = dict(info.node.labels)

@@ -14,8 +14,10 @@ from reference_scheduler.model import Pod
 
 class NodeName:
     name = NAME = "NodeName"
-    static = True
     ERR_REASON = "node(s) didn't match the requested node name"
+
+    def sign_pod(self, pod: Pod) -> tuple:
+        return (("v1.Pod.Spec.NodeName", pod.node_name),)
 
     def filter(self, state: Any, pod: Pod, info: NodeInfo) -> Status:
         if pod.node_name and pod.node_name != info.name:

@@ -18,7 +18,10 @@ ERR_REASON = "node(s) were unschedulable"
 
 class NodeUnschedulable:
     name = NAME = "NodeUnschedulable"
-    static = True
+
+    def sign_pod(self, pod: Pod) -> tuple:
+        """The verdict depends on the node alone."""
+        return ()
 
     def filter(self, state: Any, pod: Pod, info: NodeInfo) -> Status:
         if info.node.unschedulable:

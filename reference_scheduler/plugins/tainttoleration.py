@@ -14,9 +14,10 @@ from reference_scheduler.model import Pod
 
 class TaintToleration:
     name = NAME = "TaintToleration"
-    #: Filter looks only at the node object and the pod's spec (the scheduler may cache it).
-    static = True
     ERR_REASON = "node(s) had untolerated taint(s)"
+
+    def sign_pod(self, pod: Pod) -> tuple:
+        return (("v1.Pod.Spec.Tolerations", pod.tolerations),)
 
     def filter(self, state: Any, pod: Pod, info: NodeInfo) -> Status:
         for taint in info.node.taints:

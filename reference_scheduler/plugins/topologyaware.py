@@ -19,11 +19,11 @@ reference takes the first best in domain order, which is one of the outcomes ran
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable, Iterable
 
 from reference_scheduler.backend.snapshot import NodeInfo
 from reference_scheduler.framework import Code, Status
+from reference_scheduler.framework.types import Placement
 from reference_scheduler.model import Pod
 from reference_scheduler.plugins.noderesources import most_allocated
 from reference_scheduler.plugins.podgrouppodscount import PodGroupPodsCount
@@ -35,13 +35,6 @@ NO_FEASIBLE_PLACEMENTS = "no feasible placements found"
 def placements_unavailable(total: int, first: str) -> str:
     """The group's message when no candidate placement is feasible (v1.37 reports the first one's)."""
     return f"0/{total} placements are available, first placement status: {first}"
-
-
-@dataclasses.dataclass(frozen=True)
-class Placement:
-    #: The topology domain (the label's value); empty for an unconstrained placement.
-    name: str
-    nodes: frozenset[str]
 
 
 class TopologyPlacement:

@@ -38,15 +38,15 @@ class ReserveWithoutUnreserve:
 
 def test_registry_refuses_a_duplicate_name():
     registry = Registry()
-    registry.register("FilterOnly", lambda args: FilterOnly())
+    registry.register("FilterOnly", lambda args, handle, features: FilterOnly())
     with pytest.raises(PluginValidationError, match="a plugin named FilterOnly already exists"):
-        registry.register("FilterOnly", lambda args: FilterOnly())
+        registry.register("FilterOnly", lambda args, handle, features: FilterOnly())
 
 
 def test_profile_checks_each_plugin_against_the_points_it_is_enabled_at():
     registry = Registry()
-    registry.register("FilterOnly", lambda args: FilterOnly())
-    registry.register("Half", lambda args: ReserveWithoutUnreserve())
+    registry.register("FilterOnly", lambda args, handle, features: FilterOnly())
+    registry.register("Half", lambda args, handle, features: ReserveWithoutUnreserve())
     profile = registry.build_profile("default-scheduler", {"Filter": ["FilterOnly"]})
     assert [p.name for p in profile.at("Filter")] == ["FilterOnly"]
     with pytest.raises(PluginValidationError, match="plugin FilterOnly is enabled at Score but does not implement score"):

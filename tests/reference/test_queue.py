@@ -17,7 +17,7 @@ def cluster() -> Cluster:
 
 
 def entity(cluster: Cluster, group: str):
-    return cluster.scheduler.entities[f"group:ns/{group}"]
+    return cluster.entity(group)
 
 
 def gated_gang(cluster: Cluster, min_count: int = 3, have: int = 2) -> None:

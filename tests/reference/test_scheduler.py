@@ -140,7 +140,7 @@ def test_queue_004_a_failed_group_is_retried_with_backoff_without_any_event(clus
     cluster.pod("g-0", group="g")
     cluster.pod("g-1", group="g")
     attempts, delays = [], []
-    entity = cluster.scheduler.entities["group:ns/g"]
+    entity = cluster.entity("g")
     for _ in range(6):
         cluster.run()
         attempts.append(len(cluster.group_conditions["g"]))
@@ -319,7 +319,7 @@ def test_groups_failing_in_one_window_come_back_together_in_priority_order():
     for i in range(4):
         cluster.pod(f"high-{i}", group="high", priority=9, preemption_policy="Never")
     cluster.run()  # high fails at t=0.4: the same window
-    low, high = (cluster.scheduler.entities[f"group:ns/{g}"] for g in ("low", "high"))
+    low, high = (cluster.entity(g) for g in ("low", "high"))
     assert low.backoff_until == high.backoff_until == 2
     cluster.scheduler.on_pod(None, "ns/blocker")  # room for one gang
     cluster.clock.advance(1.6)
@@ -335,4 +335,4 @@ def test_a_group_failing_in_a_later_window_comes_back_a_second_later():
     cluster.pod("g-0", group="g")
     cluster.pod("g-1", group="g")
     cluster.run()  # fails at 0.7: backoff 1 s ends at 1.7, in the window [1, 2): back at 2
-    assert cluster.scheduler.entities["group:ns/g"].backoff_until == 2
+    assert cluster.entity("g").backoff_until == 2
