@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING
 
 from reference_scheduler.backend.queue import QueuedEntity
 from reference_scheduler.backend.snapshot import Snapshot
-from reference_scheduler.framework import Code, Status, preemption
+from reference_scheduler.framework import Code, Status
 from reference_scheduler.framework.cycle_state import CycleState
-from reference_scheduler.framework.status import fit_error, preemption_error
+from reference_scheduler.framework.status import fit_error
 from reference_scheduler.framework.types import EntityKey
 from reference_scheduler.framework.waiting_pods import WaitingPod
 from reference_scheduler.model import Pod
-from reference_scheduler.plugins import defaultpreemption
 
 if TYPE_CHECKING:
     from reference_scheduler.scheduler import Scheduler
@@ -64,13 +63,14 @@ class PodCycle:
             sched.queue.back_off(entity)
             return
         if result.node is None:
+            # PostFilter (preemption) may free a node for the next attempt; its reasons follow the FitError.
             message = fit_error(len(snapshot), result.statuses, result.pre_filter_msg)
-            nominated, post = self.post_filter(state, pod, snapshot, result.statuses)
+            nominated, post = sched.framework.run_post_filter_plugins(state, pod, result.statuses)
             if post.reasons:
                 message = f"{message} {post.message()}"
             if nominated is not None:
-                sched.nominator.add(pod, nominated)
-                sched.writer.nominate(pod, nominated)
+                sched.nominator.add(pod, nominated.nominated_node_name)
+                sched.writer.nominate(pod, nominated.nominated_node_name)
             sched.writer.pod_unschedulable(pod, "Unschedulable", message)
             if nominated is not None:
                 sched.queue.back_off(entity)  # victims are on their way out: try again soon
@@ -134,29 +134,6 @@ class PodCycle:
         best = max(range(len(feasible)), key=lambda i: (totals[i], -i))
         return ScheduleResult(feasible[best].name, statuses)
 
-    def post_filter(self, state: CycleState, pod: Pod, snapshot: Snapshot,
-                    statuses: dict[str, Status]) -> tuple[str | None, Status]:
-        """PostFilter for a pod without a group (preemption): the node it is nominated to, and the verdict."""
-        if pod.preemption_policy == "Never":
-            return None, Status.of(Code.UNSCHEDULABLE)
-        sched = self.sched
-        units = preemption.victim_units([p for p in sched.cache.pods.values() if p.node_name], sched.cache.groups)
-        helpful = lambda name: statuses.get(name) is None or statuses[name].code is not Code.UNSCHEDULABLE_AND_UNRESOLVABLE  # noqa: E731
-        fits = lambda p, info: sched.framework.run_filter_plugins(state, p, info).ok  # noqa: E731
-        node, victims, reasons = preemption.preempt_for_pod(pod, snapshot, units, fits, helpful)
-        if node is None:
-            return None, Status.of(Code.UNSCHEDULABLE, preemption_error(len(snapshot), reasons),
-                                   plugin=defaultpreemption.NAME)
-        self.evict(victims, by_group=False, scheduler_name=pod.scheduler_name)
-        return node, Status.success()
-
-    def evict(self, victims: list[preemption.Unit], *, by_group: bool, scheduler_name: str) -> None:
-        """Evict every pod of ``victims``, in the preemptor's profile's name (``scheduler_name``)."""
-        text = defaultpreemption.disruption_message(scheduler_name, by_group)
-        for unit in victims:
-            for victim in unit.pods:
-                self.sched.writer.preempt(victim, text)
-
     # -- the hand-over: assume, Reserve, Permit, binding ----------------------------------------------------
 
     def assume_and_reserve(self, state: CycleState, pod: Pod, node: str) -> bool:
@@ -213,7 +190,7 @@ class PodCycle:
         framework = self.sched.framework
         status = framework.run_pre_bind_plugins(state, pod, node)
         if status.ok:
-            status = self.sched.writer.bind(pod, node)
+            status = framework.run_bind_plugins(state, pod, node)
         if not status.ok:
             self.handle_binding_failure(pod.key, node, status.message(), state)
             return

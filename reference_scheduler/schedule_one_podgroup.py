@@ -14,22 +14,22 @@ from typing import TYPE_CHECKING, Callable
 
 from reference_scheduler.backend.queue import QueuedEntity
 from reference_scheduler.backend.snapshot import Snapshot
-from reference_scheduler.framework import Code, Status, preemption
+from reference_scheduler.framework import Code, Status
 from reference_scheduler.framework.cycle_state import CycleState
 from reference_scheduler.framework.status import fit_error
-from reference_scheduler.framework.types import EntityKey, Placement, PlacementProgress
+from reference_scheduler.framework.types import EntityKey, Placement, PlacementProgress, PodGroupAssignments, PodGroupInfo
 from reference_scheduler.model import CompositePodGroup, Pod, PodGroup
-from reference_scheduler.plugins import defaultpreemption
-from reference_scheduler.plugins import topologyaware as topology
 
 if TYPE_CHECKING:
     from reference_scheduler.scheduler import Scheduler
 
 #: The error v1.37 wraps a failed pod-group cycle's status around (errPodGroupUnschedulable).
 POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
-#: DynamicResources' PodGroupPostFilter verdict when it had no claim to release (v1.37.2 reports
-#: it for every PodGroup it looks at; it runs before DefaultPreemption).
-CLAIMS_RELEASED = "deallocation and deletion of ResourceClaims completed"
+
+
+def placements_unavailable(total: int, first: str) -> str:
+    """The group's message when no candidate placement is feasible (v1.37 reports the first one's)."""
+    return f"0/{total} placements are available, first placement status: {first}"
 
 
 @dataclasses.dataclass
@@ -79,26 +79,26 @@ class PodGroupAlgorithms:
         if not self.sched.features.topology_aware_workload_scheduling:
             return self.pod_group_default_algorithm(state, group, pods, snapshot, allowed)
 
-        def attempt(nodes: frozenset[str]) -> tuple[PodGroupAlgorithmResult, list[Pod], None]:
+        def attempt(nodes: frozenset[str]) -> tuple[PodGroupAlgorithmResult, list[tuple[Pod, str]], None]:
             result = self.pod_group_default_algorithm(state, group, pods, snapshot, nodes)
-            return result, [pod for pod, _ in result.placed], None
+            return result, result.placed, None
 
-        return self.placement_algorithm(state, group, allowed, snapshot, [group], attempt)[0]
+        info = PodGroupInfo(group, tuple(pods), (group,))
+        return self.placement_algorithm(state, info, allowed, snapshot, attempt)[0]
 
-    def placement_algorithm(self, state: CycleState, group: PodGroup | CompositePodGroup,
-                            allowed: frozenset[str] | None, snapshot: Snapshot, leaves: list[PodGroup],
-                            attempt: Callable) -> tuple[PodGroupAlgorithmResult, object]:
-        """Try ``attempt(nodes)`` on each candidate placement and keep the best feasible one.
+    def placement_algorithm(self, state: CycleState, group: PodGroupInfo, allowed: frozenset[str] | None,
+                            snapshot: Snapshot, attempt: Callable) -> tuple[PodGroupAlgorithmResult, object]:
+        """PlacementGenerate, ``attempt(nodes)`` on each candidate placement, PlacementScore on the feasible ones.
 
-        ``attempt`` returns the result, the pods it would place and what the caller wants back
-        with the chosen result (a CompositePodGroup's results per child). When no placement is
-        feasible, the first one's payload comes back with the ``0/<n> placements`` verdict.
+        ``attempt`` returns the result, the pods it would place with their nodes, and what the
+        caller wants back with the chosen result (a CompositePodGroup's results per child). When
+        no placement is feasible, the first one's payload comes back with the ``0/<n> placements``
+        verdict. Upstream breaks ties between the best at random; the reference takes the first in
+        domain order, which is one of the outcomes random allows.
         """
-        pgm = self.sched.pod_group_manager
+        framework = self.sched.framework
         parent = Placement("", allowed if allowed is not None else frozenset(snapshot))
-        placements, status = topology.TopologyPlacement().generate(
-            group.topology_key, parent, self.sched.cache.node_labels,
-            [node for leaf in leaves for node in pgm.scheduled_nodes(leaf)])
+        placements, status = framework.run_placement_generate_plugins(state, group, parent)
         if not status.ok:
             return PodGroupAlgorithmResult(status), None
         first: tuple[PodGroupAlgorithmResult, object] | None = None
@@ -109,21 +109,22 @@ class PodGroupAlgorithms:
                 return result, payload
             first = first or (result, payload)
             if result.status.ok:
-                feasible.append((placement, result, proposed, payload))
+                feasible.append((PodGroupAssignments(placement, tuple(proposed),
+                                                     tuple(snapshot[n] for n in placement.nodes)), result, payload))
         if not feasible:
             # v1.37.2 reports the first candidate's attempt, members and all, under a verdict
             # wrapped around "pod group is unschedulable".
             result, payload = first
-            failed = Status.of(Code.UNSCHEDULABLE, topology.placements_unavailable(len(placements), result.error_text()))
+            failed = Status.of(Code.UNSCHEDULABLE, placements_unavailable(len(placements), result.error_text()))
             return PodGroupAlgorithmResult(failed.with_error(POD_GROUP_UNSCHEDULABLE), misfits=result.misfits,
                                            tried=result.tried), payload
-        scheduled = sum(pgm.state(leaf.namespace, leaf.name).scheduled for leaf in leaves)
-        best, status = topology.best_placement([
-            (placement, scheduled, proposed, [snapshot[n] for n in placement.nodes])
-            for placement, _, proposed, _ in feasible])
-        if not status.ok:
-            return PodGroupAlgorithmResult(status), None
-        _, result, _, payload = feasible[best]
+        best = 0
+        if len(feasible) > 1:
+            totals, status = framework.run_placement_score_plugins(state, group, [a for a, _, _ in feasible])
+            if not status.ok:
+                return PodGroupAlgorithmResult(status), None
+            best = max(range(len(totals)), key=lambda i: (totals[i], -i))
+        _, result, payload = feasible[best]
         return result, payload
 
     def pod_group_default_algorithm(self, state: CycleState, group: PodGroup, pods: list[Pod], snapshot: Snapshot,
@@ -189,13 +190,13 @@ class PodGroupAlgorithms:
         """The placement algorithm for a CompositePodGroup (always used for one, as in v1.37)."""
         leaves = self.sched.forest.leaves(cpg.key)
 
-        def attempt(nodes: frozenset[str]) -> tuple[PodGroupAlgorithmResult, list[Pod], dict]:
+        def attempt(nodes: frozenset[str]) -> tuple[PodGroupAlgorithmResult, list[tuple[Pod, str]], dict]:
             subtree: dict[str, PodGroupAlgorithmResult] = {}
             result = self.composite_default_algorithm(state, cpg, snapshot, nodes, pending, subtree)
-            proposed = [pod for leaf in leaves if leaf.key in subtree for pod, _ in subtree[leaf.key].placed]
+            proposed = [placed for leaf in leaves if leaf.key in subtree for placed in subtree[leaf.key].placed]
             return result, proposed, subtree
 
-        result, subtree = self.placement_algorithm(state, cpg, allowed, snapshot, leaves, attempt)
+        result, subtree = self.placement_algorithm(state, PodGroupInfo(cpg, (), tuple(leaves)), allowed, snapshot, attempt)
         results.update(subtree or {})
         results[cpg.key] = result
         return result
@@ -280,6 +281,25 @@ class PodGroupCycle:
         self.submit_failure(group, pods, result, message, untried=verdict, waiting=post.ok)
         sched.queue.back_off(entity, len(pods))
 
+    def pod_group_post_filter(self, state: CycleState, group: PodGroup, pods: list[Pod]) -> Status:
+        """PodGroupPostFilter (DynamicResources, then DefaultPreemption in the in-tree profile); the
+        members it nominates are recorded. The plugins may try the group's algorithm on other
+        snapshots (without victims), with this cycle's state."""
+        sched = self.sched
+
+        def schedule(trial: Snapshot) -> tuple[list[tuple[Pod, str]], str]:
+            result = self.algorithms.pod_group_scheduling_algorithm(state, group, pods, trial)
+            if result.status.ok and result.placed:
+                return result.placed, ""
+            return [], result.status.message() or POD_GROUP_UNSCHEDULABLE
+
+        found, status = sched.framework.run_pod_group_post_filter_plugins(
+            state, PodGroupInfo(group, tuple(pods), (group,)), schedule)
+        for pod, node in found.nominations if found is not None else ():
+            sched.nominator.add(pod, node)
+            sched.writer.nominate(pod, node)
+        return status
+
     def validate_pod_group(self, group: PodGroup, pods: list[Pod]) -> str | None:
         """v1.37's validatePodGroup, member by member (the queued ones, then the scheduled ones).
 
@@ -308,54 +328,6 @@ class PodGroupCycle:
                 return ("all pods in a single pod group should have the same preemption policy, "
                         f"got {pod.preemption_policy} and {policy}")
         return None
-
-    def pod_group_post_filter(self, state: CycleState, group: PodGroup, pods: list[Pod]) -> Status:
-        """PodGroupPostFilter as v1.37.2's default profile runs it: DynamicResources, then DefaultPreemption.
-
-        A Success or an UnschedulableAndUnresolvable verdict ends the run and is the outcome on
-        its own; Unschedulable verdicts are gathered. DynamicResources has no claim to release
-        here; it says so for a PodGroup, but not for one with a topology constraint (it does not
-        handle those when TopologyAwareWorkloadScheduling is on).
-        """
-        reasons: list[str] = []
-        if not (self.sched.features.topology_aware_workload_scheduling and group.topology_key):
-            reasons.append(CLAIMS_RELEASED)
-        status = self._preempt_for_group(state, group, pods)
-        if status.ok or status.code is Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-            return status
-        return Status.of(Code.UNSCHEDULABLE, *reasons, *status.reasons, plugin=status.plugin)
-
-    def _preempt_for_group(self, state: CycleState, group: PodGroup, pods: list[Pod]) -> Status:
-        sched = self.sched
-        never = (group.preemption_policy == "Never" if sched.features.pod_group_preemption_policy
-                 else any(p.preemption_policy == "Never" for p in pods))
-        if never:
-            return Status.of(Code.UNSCHEDULABLE, defaultpreemption.NOT_ELIGIBLE, plugin=defaultpreemption.NAME)
-        units = preemption.victim_units(
-            [p for p in sched.cache.pods.values() if p.node_name and p.group_key != group.key], sched.cache.groups)
-        if not any(unit.priority < group.priority for unit in units):
-            return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, defaultpreemption.NO_VICTIMS_FOR_GROUP,
-                             plugin=defaultpreemption.NAME)
-        base = sched.pod_cycle.snapshot_for(pods)
-
-        def place(trial: Snapshot) -> tuple[list[tuple[Pod, str]], str]:
-            result = self.algorithms.pod_group_scheduling_algorithm(state, group, pods, trial)
-            if result.status.ok and result.placed:
-                return result.placed, ""
-            return [], result.status.message() or POD_GROUP_UNSCHEDULABLE
-
-        fits = lambda p, info: sched.framework.run_filter_plugins(state, p, info).ok  # noqa: E731
-        found = preemption.preempt_for_group(group.priority, base, units, place, fits)
-        if not found.assignments:
-            # Even without every lower-priority unit the group does not place: the verdict of that trial.
-            return Status.of(Code.UNSCHEDULABLE, f"{defaultpreemption.PREFIX}{found.failure}",
-                             plugin=defaultpreemption.NAME)
-        sched.pod_cycle.evict(found.victims, by_group=True, scheduler_name=pods[0].scheduler_name)
-        for pod, node in found.assignments:
-            sched.nominator.add(pod, node)
-            sched.writer.nominate(pod, node)
-        return Status.of(Code.SUCCESS, defaultpreemption.found_placement(sum(len(u.pods) for u in found.victims)),
-                         plugin=defaultpreemption.NAME)
 
     def submit_success(self, group: PodGroup, pods: list[Pod], result: PodGroupAlgorithmResult) -> None:
         """A placed group: the condition, then each placed member through Permit to binding."""

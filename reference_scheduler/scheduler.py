@@ -26,12 +26,12 @@ from reference_scheduler.clock import Clock
 from reference_scheduler.eventhandlers import EventHandlers
 from reference_scheduler.features import Features
 from reference_scheduler.framework.handle import Handle
-from reference_scheduler.framework.registry import Registry
+from reference_scheduler.framework.registry import ProfileConfig, Registry
 from reference_scheduler.framework.runtime import Framework
 from reference_scheduler.framework.types import POD
 from reference_scheduler.framework.waiting_pods import WaitingPods
 from reference_scheduler.model import CompositePodGroup, Node, Pod, PodGroup
-from reference_scheduler.plugins.registry import default_args, default_plugins, in_tree_registry
+from reference_scheduler.plugins.registry import in_tree_profile, in_tree_registry
 from reference_scheduler.schedule_one import PodCycle
 from reference_scheduler.schedule_one_podgroup import PodGroupCycle
 
@@ -40,10 +40,10 @@ class Scheduler:
     """One scheduler (its profiles share one queue) over one cluster."""
 
     def __init__(self, scheduler_name: str, clock: Clock, writer: Writer, *, registry: Registry | None = None,
-                 features: frozenset[str] = frozenset(), fault_reserve_label: str | None = None,
-                 also_serve: tuple[str, ...] = ()):
-        """``registry`` replaces the in-tree plugins (the profile's plugin names are looked up in it);
-        ``features`` are the gates on; ``fault_reserve_label`` enables the fault profile's Reserve plugin."""
+                 profile: ProfileConfig | None = None, features: frozenset[str] = frozenset(),
+                 fault_reserve_label: str | None = None, also_serve: tuple[str, ...] = ()):
+        """``features`` are the gates on; ``fault_reserve_label`` enables the fault profile's Reserve plugin.
+        ``registry`` and ``profile`` replace the in-tree plugins and profile (tests, other plugins)."""
         self.features = Features.of(features)
         self.scheduler_name = scheduler_name
         #: Every ``spec.schedulerName`` this scheduler is responsible for: like kube-scheduler with
@@ -58,10 +58,9 @@ class Scheduler:
         self.waiting_pods = WaitingPods(clock)
         self.pod_group_manager = PodGroupManager(self.cache, self.forest, self.scheduler_names)
         self.handle = Handle(scheduler_name, self.pod_group_manager, self.waiting_pods, writer, self.cache.pods)
-        profile = (registry or in_tree_registry()).build_profile(
-            scheduler_name, default_plugins(self.features, fault_reserve_label),
-            args=default_args(fault_reserve_label), handle=self.handle, features=self.features)
-        self.framework = Framework(profile)
+        self.framework = Framework((registry or in_tree_registry()).build_profile(
+            scheduler_name, profile or in_tree_profile(self.features, fault_reserve_label),
+            handle=self.handle, features=self.features))
         self.queue = SchedulingQueue(clock, self.framework, self.cache, self.waiting_pods, self.scheduler_names)
         self.handle.connect(self.framework, self.queue.activate)
         self.event_handlers = EventHandlers(self)

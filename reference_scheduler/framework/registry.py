@@ -42,13 +42,10 @@ class Registry:
     def names(self) -> list[str]:
         return sorted(self._factories)
 
-    def build_profile(self, scheduler_name: str, enabled: dict[str, list[str]], *,
-                      args: dict[str, dict[str, Any]] | None = None, weights: dict[str, int] | None = None,
-                      handle: Any = None, features: Any = None) -> Profile:
-        """Instantiate the plugins of a profile, once each, and check each against its points.
-
-        ``weights`` are the Score and PlacementScore weights by plugin name (1 when not given).
-        """
+    def build_profile(self, scheduler_name: str, config: ProfileConfig, *, handle: Any = None,
+                      features: Any = None) -> Profile:
+        """Instantiate the plugins of a profile, once each, and check each against its points."""
+        enabled, args, weights = config.plugins, config.args, config.weights
         unknown_points = sorted(set(enabled) - set(EXTENSION_POINTS))
         if unknown_points:
             raise PluginValidationError(f"profile {scheduler_name}: unknown extension points {unknown_points}")
@@ -63,7 +60,7 @@ class Registry:
                 if name not in self._factories:
                     raise PluginValidationError(f"profile {scheduler_name}: plugin {name} (at {point}) is not registered")
                 if name not in instances:
-                    instances[name] = self._factories[name]((args or {}).get(name, {}), handle, features)
+                    instances[name] = self._factories[name](args.get(name, {}), handle, features)
                 plugin = instances[name]
                 lacking = missing_methods(plugin, point)
                 if lacking:
@@ -73,8 +70,18 @@ class Registry:
                     )
                 plugins.append(plugin)
             points[point] = tuple(plugins)
-        weights = {name: (weights or {}).get(name, 1) for name in instances}
-        return Profile(scheduler_name=scheduler_name, plugins=instances, points=points, weights=weights)
+        return Profile(scheduler_name=scheduler_name, plugins=instances, points=points,
+                       weights={name: weights.get(name, 1) for name in instances})
+
+
+@dataclasses.dataclass(frozen=True)
+class ProfileConfig:
+    """What a profile enables (upstream's KubeSchedulerProfile): plugin names per extension point in
+    the order they run, each plugin's arguments, and the Score and PlacementScore weights (1 when not given)."""
+
+    plugins: dict[str, list[str]]
+    args: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    weights: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)

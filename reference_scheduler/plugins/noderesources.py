@@ -11,7 +11,7 @@ the two).
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from reference_scheduler.backend.snapshot import NodeInfo
 from reference_scheduler.framework import Code, Status
 from reference_scheduler.framework.cycle_state import CycleState
 from reference_scheduler.framework.interface import MAX_NODE_SCORE
+from reference_scheduler.framework.types import PodGroupAssignments, PodGroupInfo
 from reference_scheduler.model import CPU, MEMORY, Pod, Resources
 
 
@@ -56,6 +57,26 @@ class NodeResourcesFit:
             used = info.requested.get(name) + pod.requests.get(name)
             total += 0 if capacity == 0 or used > capacity else (capacity - used) * MAX_NODE_SCORE // capacity
         return total // 2, Status.success()
+
+    def score_placement(self, state: CycleState, group: PodGroupInfo, assignments: PodGroupAssignments
+                        ) -> tuple[int, Status]:
+        """MostAllocated over cpu and memory (weight 1 each) of the placement's nodes, the pods it
+        would take included: tighter packing scores higher. Not normalized."""
+        requested = Resources()
+        for pod, _ in assignments.proposed:
+            requested = requested + pod.requests
+        allocatable = Resources()
+        for info in assignments.nodes:
+            requested = requested + info.requested
+            allocatable = allocatable + info.node.allocatable
+        total = weights = 0
+        for name in (CPU, MEMORY):
+            capacity = allocatable.get(name)
+            if capacity == 0:
+                continue
+            total += min(requested.get(name), capacity) * MAX_NODE_SCORE // capacity
+            weights += 1
+        return (total // weights if weights else 0), Status.success()
 
     def filter_and_score_all(self, state: CycleState, pod: Pod, snapshot: Any, candidates: list[str]
                              ) -> tuple[str | None, dict[str, Status]] | None:
@@ -113,22 +134,3 @@ def _fit_and_score(arrays: NodeArrays, used: np.ndarray, candidates: np.ndarray,
         total += part
     total //= 2
     return int(ok[int(np.argmax(total))]), failures
-
-
-def most_allocated(nodes: Iterable[NodeInfo], proposed: Iterable[Pod]) -> int:
-    """NodeResourcesFit's placement score: MostAllocated over cpu and memory, weight 1 each."""
-    requested = Resources()
-    for pod in proposed:
-        requested = requested + pod.requests
-    allocatable = Resources()
-    for info in nodes:
-        requested = requested + info.requested
-        allocatable = allocatable + info.node.allocatable
-    total = weights = 0
-    for name in (CPU, MEMORY):
-        capacity = allocatable.get(name)
-        if capacity == 0:
-            continue
-        total += min(requested.get(name), capacity) * MAX_NODE_SCORE // capacity
-        weights += 1
-    return total // weights if weights else 0

@@ -1,4 +1,4 @@
-"""PodGroupPodsCount: among feasible placements, prefer the one that holds more of the group.
+"""PodGroupPodsCount: among feasible placements, prefer the one that holds more of the group (GANG-SCORE-001).
 
 Mirrors pkg/scheduler/framework/plugins/podgrouppodscount (PlacementScore, normalized): the
 members already scheduled plus the members the placement would take, scaled to 0..100 against
@@ -8,22 +8,30 @@ the best candidate.
 from __future__ import annotations
 
 from reference_scheduler.framework import Status
+from reference_scheduler.framework.cycle_state import CycleState
+from reference_scheduler.framework.handle import Handle
 from reference_scheduler.framework.interface import MAX_NODE_SCORE
+from reference_scheduler.framework.types import PodGroupAssignments, PodGroupInfo
 
-PODS_COUNT = "PodGroupPodsCount"
+NAME = "PodGroupPodsCount"
 NO_PODS_ASSIGNED = "no pods from pod group are assigned to any of the candidate placements"
 
 
 class PodGroupPodsCount:
-    name = NAME = PODS_COUNT
+    name = NAME
 
-    @staticmethod
-    def score(scheduled: int, proposed: int) -> int:
-        return scheduled + proposed
+    def __init__(self, handle: Handle) -> None:
+        self.handle = handle
 
-    @staticmethod
-    def normalize(scores: list[int]) -> tuple[list[int], Status]:
+    def score_placement(self, state: CycleState, group: PodGroupInfo, assignments: PodGroupAssignments
+                        ) -> tuple[int, Status]:
+        groups = self.handle.pod_group_manager
+        scheduled = sum(groups.state(leaf.namespace, leaf.name).scheduled for leaf in group.leaves)
+        return scheduled + len(assignments.proposed), Status.success()
+
+    def normalize_placement_score(self, state: CycleState, group: PodGroupInfo, scores: list[int]) -> Status:
         best = max(scores, default=0)
         if best == 0:
-            return scores, Status.as_error(NO_PODS_ASSIGNED, plugin=PODS_COUNT)
-        return [score * MAX_NODE_SCORE // best for score in scores], Status.success()
+            return Status.as_error(NO_PODS_ASSIGNED, plugin=NAME)
+        scores[:] = [score * MAX_NODE_SCORE // best for score in scores]
+        return Status.success()

@@ -9,8 +9,9 @@ point. The fault profile's Reserve plugin is added only when its label is given.
 from __future__ import annotations
 
 from reference_scheduler.features import Features
-from reference_scheduler.framework.registry import Factory, Registry
-from reference_scheduler.plugins import fault, gangscheduling
+from reference_scheduler.framework.registry import Factory, ProfileConfig, Registry
+from reference_scheduler.plugins import defaultbinder, defaultpreemption, dynamicresources, fault, gangscheduling
+from reference_scheduler.plugins import podgrouppodscount, topologyaware
 from reference_scheduler.plugins.nodeaffinity import NodeAffinity
 from reference_scheduler.plugins.nodename import NodeName
 from reference_scheduler.plugins.noderesources import NodeResourcesFit
@@ -29,6 +30,11 @@ IN_TREE: dict[str, Factory] = {
     SchedulingGates.NAME: lambda args, handle, features: SchedulingGates(),
     PrioritySort.NAME: lambda args, handle, features: PrioritySort(),
     gangscheduling.NAME: lambda args, handle, features: gangscheduling.GangScheduling(handle, features),
+    defaultpreemption.NAME: lambda args, handle, features: defaultpreemption.DefaultPreemption(handle, features),
+    dynamicresources.NAME: lambda args, handle, features: dynamicresources.DynamicResources(features),
+    topologyaware.NAME: lambda args, handle, features: topologyaware.TopologyPlacementGenerator(handle),
+    podgrouppodscount.NAME: lambda args, handle, features: podgrouppodscount.PodGroupPodsCount(handle),
+    defaultbinder.NAME: lambda args, handle, features: defaultbinder.DefaultBinder(handle),
     fault.NAME: lambda args, handle, features: fault.FaultReserve(args["label"]),
 }
 
@@ -41,20 +47,30 @@ def in_tree_registry() -> Registry:
     return registry
 
 
-def default_plugins(features: Features, fault_reserve_label: str | None = None) -> dict[str, list[str]]:
-    """The in-tree profile: plugin names per extension point, in the order they run."""
-    return {
+def in_tree_profile(features: Features, fault_reserve_label: str | None = None) -> ProfileConfig:
+    """The in-tree profile: plugin names per extension point, in the order they run, and their arguments.
+
+    The weights are the default profile's (1 for NodeResourcesFit and PodGroupPodsCount). No in-tree plugin of the reference has work at PreFilter, PreScore, PreBind or PostBind; the
+    points run all the same. The placement points have plugins only with TopologyAwareWorkloadScheduling.
+    """
+    topology_aware = features.topology_aware_workload_scheduling
+    plugins = {
         "PreEnqueue": [SchedulingGates.NAME, gangscheduling.NAME],
         "QueueSort": [PrioritySort.NAME],
+        "PlacementGenerate": [topologyaware.NAME] if topology_aware else [],
+        "PlacementFeasible": [gangscheduling.NAME],
+        "PreFilter": [],
         "Filter": [NodeUnschedulable.NAME, NodeName.NAME, TaintToleration.NAME, NodeAffinity.NAME,
                    NodeResourcesFit.NAME],
+        "PostFilter": [defaultpreemption.NAME],
+        "PreScore": [],
         "Score": [NodeResourcesFit.NAME],
+        "PlacementScore": [podgrouppodscount.NAME, NodeResourcesFit.NAME] if topology_aware else [],
+        "PodGroupPostFilter": [dynamicresources.NAME, defaultpreemption.NAME],
         "Reserve": [fault.NAME] if fault_reserve_label else [],
         "Permit": [gangscheduling.NAME],
-        "PlacementFeasible": [gangscheduling.NAME],
+        "PreBind": [],
+        "Bind": [defaultbinder.NAME],
+        "PostBind": [],
     }
-
-
-def default_args(fault_reserve_label: str | None = None) -> dict[str, dict]:
-    """The plugins' arguments in the in-tree profile."""
-    return {fault.NAME: {"label": fault_reserve_label}} if fault_reserve_label else {}
+    return ProfileConfig(plugins, args={fault.NAME: {"label": fault_reserve_label}} if fault_reserve_label else {})

@@ -6,7 +6,7 @@ import dataclasses
 
 from reference_scheduler.clock import SimClock
 from reference_scheduler.framework import Status
-from reference_scheduler.framework.registry import Registry
+from reference_scheduler.framework.registry import ProfileConfig, Registry
 from reference_scheduler.framework.types import EntityKey
 from reference_scheduler.model import CompositePodGroup, Node, Pod, PodGroup, Resources
 from reference_scheduler.scheduler import Scheduler
@@ -18,7 +18,8 @@ class Cluster:
     """A fake API server for the core: binds are applied back as informer updates, writes recorded."""
 
     def __init__(self, features: frozenset[str] = frozenset(), fault_reserve_label: str | None = None,
-                 also_serve: tuple[str, ...] = (), registry: Registry | None = None) -> None:
+                 also_serve: tuple[str, ...] = (), registry: Registry | None = None,
+                 profile: ProfileConfig | None = None) -> None:
         self.clock = SimClock()
         self.binds: list[tuple[str, str]] = []
         self.conditions: dict[str, tuple[str, str]] = {}  # pod -> (reason, message)
@@ -28,7 +29,7 @@ class Cluster:
         self.victim_nodes: list[tuple[str, str]] = []  # (victim, the node it was evicted from)
         self.nominations: dict[str, str] = {}
         self.scheduler = Scheduler(NAME, self.clock, self, features=features, fault_reserve_label=fault_reserve_label,
-                                   also_serve=also_serve, registry=registry)
+                                   also_serve=also_serve, registry=registry, profile=profile)
 
     # Writer
     def bind(self, pod: Pod, node: str) -> Status:

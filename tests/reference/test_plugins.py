@@ -18,7 +18,7 @@ from reference_scheduler.plugins.nodeaffinity import NodeAffinity
 from reference_scheduler.plugins.nodename import NodeName
 from reference_scheduler.plugins.noderesources import NodeResourcesFit
 from reference_scheduler.plugins.queuesort import PrioritySort
-from reference_scheduler.plugins.registry import default_args, default_plugins, in_tree_registry
+from reference_scheduler.plugins.registry import in_tree_profile, in_tree_registry
 from reference_scheduler.plugins.schedulinggates import SchedulingGates
 from reference_scheduler.plugins.tainttoleration import TaintToleration
 
@@ -209,7 +209,6 @@ def test_the_in_tree_profile_builds_with_every_gate_on():
     features = Features(topology_aware_workload_scheduling=True, composite_pod_group=True,
                         pod_group_preemption_policy=True)
     profile = in_tree_registry().build_profile(
-        "default-scheduler", default_plugins(features, "example.com/fault"), args=default_args("example.com/fault"),
-        handle=FakeHandle({}, {}), features=features)
+        "default-scheduler", in_tree_profile(features, "example.com/fault"), handle=FakeHandle({}, {}), features=features)
     assert profile.plugins["NodeResourcesFit"] is profile.at("Score")[0]  # one instance per plugin
     assert set(profile.plugins) == set(in_tree_registry().names())

@@ -15,7 +15,7 @@ from reference_scheduler.features import PREEMPTION_POLICY
 from reference_scheduler.framework.cycle_state import CycleState
 from reference_scheduler.framework.preemption import victim_units
 from reference_scheduler.plugins.defaultpreemption import NOT_ELIGIBLE, found_placement
-from reference_scheduler.schedule_one_podgroup import CLAIMS_RELEASED
+from reference_scheduler.plugins.dynamicresources import CLAIMS_RELEASED
 
 LOW, HIGH = 10, 1000
 DISRUPTION_BY_POD = "gangconf-reference: preempting to accommodate a higher priority pod"
