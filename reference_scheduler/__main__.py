@@ -1,4 +1,4 @@
-"""``python -m reference_scheduler --kubeconfig K --scheduler-name N``: see runner/main.py."""
+"""``python -m reference_scheduler --kubeconfig K --scheduler-name N``: see runner/main.py (cmd/kube-scheduler/scheduler.go)."""
 
 import sys
 

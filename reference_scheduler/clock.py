@@ -1,5 +1,7 @@
 """Clocks: virtual time, in unit tests and in the runner.
 
+Plays the part of k8s.io/utils/clock for the scheduler (no upstream file of its own).
+
 Timers (the Permit timeout, backoff expiry) are scheduled on a clock, never slept on. With
 :class:`SimClock` a test moves time forward explicitly and every timer due by then fires in
 order, ties in the order they were scheduled, so a 5-minute Permit timeout takes microseconds.

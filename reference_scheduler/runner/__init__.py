@@ -1,5 +1,7 @@
 """The reference scheduler against a real API server: informers, the API writer, the loop, ``main``.
 
+Mirrors what cmd/kube-scheduler and scheduler.go's ``Run`` do around the core.
+
 What the harness relies on is defined here, once: the line printed when the informers have
 synced, the default scheduler name, and the API coordinates of the objects it watches.
 """

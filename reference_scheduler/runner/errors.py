@@ -1,4 +1,7 @@
-"""One line of text for an error of the Kubernetes client, for the runner's log."""
+"""One line of text for an error of the Kubernetes client, for the runner's log.
+
+Plays the part of klog's one-line errors (no upstream file of its own).
+"""
 
 from __future__ import annotations
 

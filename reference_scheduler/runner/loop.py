@@ -23,7 +23,7 @@ from reference_scheduler.model import CompositePodGroup, Node, Pod, PodGroup
 from reference_scheduler.runner import COMPOSITE_API, READY_LINE, SCHEDULING
 from reference_scheduler.runner.api_writer import ApiWriter
 from reference_scheduler.runner.errors import one_line
-from reference_scheduler.runner.informer import Informer
+from reference_scheduler.runner.informer import ListWatch
 from reference_scheduler.scheduler import Scheduler
 
 log = logging.getLogger("reference_scheduler")
@@ -49,12 +49,23 @@ class Runner:
              {"group": SCHEDULING[0], "version": SCHEDULING[1], "plural": "podgroups"}),
             ("Pod", core.list_pod_for_all_namespaces, {}),
         ]
-        if self.scheduler.hierarchies:
+        if self.scheduler.features.composite_pod_group:
             sources.insert(2, ("CompositePodGroup", custom.list_cluster_custom_object,
                                {"group": COMPOSITE_API[0], "version": COMPOSITE_API[1], "plural": "compositepodgroups"}))
-        self.synced = [threading.Event() for _ in sources]
-        self.informers = [Informer(kind, lister, kwargs, self.events, self.stop, synced)
-                          for (kind, lister, kwargs), synced in zip(sources, self.synced)]
+        self.informers = [ListWatch(lister, kwargs, self._enqueue(kind), on_error=self._relisting(kind), stop=self.stop,
+                                    watch_timeout=120, pause=1.0, name=f"informer-{kind}")
+                          for kind, lister, kwargs in sources]
+
+    def _enqueue(self, kind: str):
+        """The informer's events onto the loop's queue, as (kind, object or None when deleted, key)."""
+        return lambda event, key, obj: self.events.put((kind, None if event == "DELETED" else obj, key))
+
+    @staticmethod
+    def _relisting(kind: str):
+        def relist(exc: BaseException) -> bool:
+            log.warning("%s informer: %s; relisting", kind, one_line(exc))
+            return True
+        return relist
 
     def apply(self, kind: str, obj: Any, key: str) -> None:
         try:
@@ -92,7 +103,7 @@ class Runner:
         while not self.stop.is_set():
             due = self.clock.next_due()
             self.drain(0.5 if due is None else min(0.5, max(0.0, due - time.monotonic())))
-            if not announced and all(s.is_set() for s in self.synced):
+            if not announced and all(informer.synced.is_set() for informer in self.informers):
                 self.drain(0)
                 log.info(READY_LINE)
                 announced = True

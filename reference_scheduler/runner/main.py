@@ -1,4 +1,7 @@
-"""``python -m reference_scheduler``: flags, kubeconfig, signals, then the loop."""
+"""``python -m reference_scheduler``: flags, kubeconfig, signals, then the loop.
+
+Mirrors cmd/kube-scheduler/app/server.go (``NewSchedulerCommand``, ``Run``), the flags the reference has.
+"""
 
 from __future__ import annotations
 

@@ -79,10 +79,8 @@ def _wrap_plugin(name: str, method: str, make: Callable[[Callable, Any], Callabl
     Whatever class the registry builds under that name is mutated, and the mutant fails to apply
     (not silently) if the scheduler no longer enables a plugin of that name with that method.
     """
-    from reference_scheduler.clock import SimClock
-    from reference_scheduler.features import FEATURES
+    from reference_scheduler import FEATURES, Scheduler, SimClock
     from reference_scheduler.plugins import registry
-    from reference_scheduler.scheduler import Scheduler
 
     build = registry.IN_TREE[name]
 
@@ -104,7 +102,7 @@ def _wrap_plugin(name: str, method: str, make: Callable[[Callable, Any], Callabl
 
 
 def _no_quorum_gate() -> None:
-    from reference_scheduler.framework import Status
+    from reference_scheduler import Status
     from reference_scheduler.plugins import gangscheduling as gang
 
     def make(original, handle):
@@ -117,7 +115,7 @@ def _no_quorum_gate() -> None:
 
 
 def _placement_never_ends_early() -> None:
-    from reference_scheduler.framework import Code, Status
+    from reference_scheduler import Code, Status
     from reference_scheduler.plugins import gangscheduling as gang
 
     def make(original, handle):
@@ -197,8 +195,8 @@ def _ignore_validation(prefix: str) -> Callable[[], None]:
 
 
 def _missing_podgroup_not_held() -> None:
-    from reference_scheduler.framework import Status
-    from reference_scheduler.model import PodGroup
+    from reference_scheduler import Status
+    from reference_scheduler import PodGroup
     from reference_scheduler.plugins import gangscheduling as gang
     from reference_scheduler.schedule_one_podgroup import PodGroupCycle
 
@@ -240,7 +238,7 @@ def _gate_holds_only_its_pod() -> None:
 
 
 def _basic_group_is_all_or_nothing() -> None:
-    from reference_scheduler.framework import Code, Status
+    from reference_scheduler import Code, Status
     from reference_scheduler.plugins import gangscheduling as gang
     from reference_scheduler.schedule_one_podgroup import (
         POD_GROUP_UNSCHEDULABLE, PodGroupAlgorithmResult, PodGroupAlgorithms)

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from reference_scheduler.clock import SimClock
-from reference_scheduler.framework import Status
+from reference_scheduler import CompositePodGroup, Node, Pod, PodGroup, Resources, Scheduler, SimClock, Status
 from reference_scheduler.framework.registry import ProfileConfig, Registry
 from reference_scheduler.framework.types import EntityKey
-from reference_scheduler.model import CompositePodGroup, Node, Pod, PodGroup, Resources
-from reference_scheduler.scheduler import Scheduler
 
 NAME = "gangconf-reference"
 

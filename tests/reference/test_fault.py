@@ -11,9 +11,8 @@ import dataclasses
 import pytest
 from fakes import Cluster
 
-from reference_scheduler.framework import Code
+from reference_scheduler import Code, Pod
 from reference_scheduler.framework.cycle_state import CycleState
-from reference_scheduler.model import Pod
 from reference_scheduler.plugins import fault
 from reference_scheduler.plugins.gangscheduling import PERMIT_TIMEOUT_SECONDS
 from reference_scheduler.framework.waiting_pods import permit_timeout_message

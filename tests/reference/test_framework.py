@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reference_scheduler.clock import SimClock
+from reference_scheduler import SimClock
 from reference_scheduler.framework import EXTENSION_POINTS, Code, PluginValidationError, Registry, Status
 from reference_scheduler.framework.registry import ProfileConfig
 from reference_scheduler.framework.interface import missing_methods

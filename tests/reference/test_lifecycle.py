@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from fakes import Cluster
 
-from reference_scheduler.model import PodGroup
+from reference_scheduler import PodGroup
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 
 from reference_scheduler.backend.pod_group_state import GroupState
 from reference_scheduler.features import Features
-from reference_scheduler.framework import Code
+from reference_scheduler import Code
 from reference_scheduler.framework.cycle_state import CycleState
 from reference_scheduler.framework.types import PlacementProgress
 from reference_scheduler.model import Node, Pod, PodGroup, Resources, Taint, Toleration

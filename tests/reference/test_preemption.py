@@ -10,7 +10,7 @@ from fakes import Cluster
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_scheduler.model import Pod, PodGroup, Resources
+from reference_scheduler import Pod, PodGroup, Resources
 from reference_scheduler.features import PREEMPTION_POLICY
 from reference_scheduler.framework.cycle_state import CycleState
 from reference_scheduler.framework.preemption import victim_units

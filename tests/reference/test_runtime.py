@@ -8,12 +8,11 @@ import dataclasses
 import pytest
 from fakes import Cluster
 
-from reference_scheduler.clock import SimClock
+from reference_scheduler import Pod, SimClock
 from reference_scheduler.features import TOPOLOGY_AWARE, Features
 from reference_scheduler.framework import EXTENSION_POINTS, Code, Status
 from reference_scheduler.framework.cycle_state import CycleState
 from reference_scheduler.framework.waiting_pods import WaitingPods
-from reference_scheduler.model import Pod
 from reference_scheduler.plugins.registry import in_tree_profile, in_tree_registry
 
 RECORDER = "Recorder"

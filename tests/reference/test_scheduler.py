@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 from fakes import Cluster
 
-from reference_scheduler.framework import Status
+from reference_scheduler import Status
 from reference_scheduler.framework.status import fit_error
 
 
@@ -206,7 +206,7 @@ def test_a_pod_that_fails_binding_is_retried_alone(cluster):
 
 
 def test_fit_error_text_matches_upstream():
-    from reference_scheduler.framework import Code
+    from reference_scheduler import Code
     statuses = {"a": Status.of(Code.UNSCHEDULABLE, "Insufficient cpu"),
                 "b": Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint(s)"),
                 "c": Status.of(Code.UNSCHEDULABLE, "Insufficient cpu", "Insufficient memory")}

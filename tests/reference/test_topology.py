@@ -9,12 +9,11 @@ from __future__ import annotations
 import pytest
 from fakes import Cluster
 
+from reference_scheduler import PodGroup, Status
 from reference_scheduler.features import COMPOSITE, TOPOLOGY_AWARE
-from reference_scheduler.framework import Status
 from reference_scheduler.framework.cycle_state import CycleState
 from reference_scheduler.framework.runtime import NO_FEASIBLE_PLACEMENTS
 from reference_scheduler.framework.types import PodGroupInfo
-from reference_scheduler.model import PodGroup
 from reference_scheduler.plugins.podgrouppodscount import NO_PODS_ASSIGNED, PodGroupPodsCount
 
 RACK = "rack"
