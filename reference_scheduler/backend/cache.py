@@ -60,10 +60,6 @@ class Cache:
             self._node_order.remove(name)
             self.nodes_version += 1
 
-    def node_labels(self, name: str) -> dict[str, str]:
-        info = self.nodes.get(name)
-        return dict(info.node.labels) if info is not None else {}
-
     # -- pods --------------------------------------------------------------------------------------
 
     def update_pod(self, key: str, pod: Pod) -> Pod | None:

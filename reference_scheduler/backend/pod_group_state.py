@@ -30,11 +30,6 @@ class PodGroupManager:
         self.cache, self.forest, self.scheduler_names = cache, forest, scheduler_names
 
     @property
-    def hierarchies(self) -> bool:
-        """CompositePodGroup is on: PodGroups with a parent are leaves of a tree."""
-        return self.forest.enabled
-
-    @property
     def pod_groups(self) -> dict[str, PodGroup]:
         """Every PodGroup by key (the PodGroup lister)."""
         return self.cache.groups
@@ -65,9 +60,6 @@ class PodGroupManager:
 
     def in_tree(self, root_key: str, group_key: str) -> bool:
         return self.forest.in_tree(root_key, group_key)
-
-    def leaves(self, cpg_key: str) -> list[PodGroup]:
-        return self.forest.leaves(cpg_key)
 
     def tree_state(self, root_key: str) -> GroupState:
         """The members of every leaf of the tree, together."""

@@ -77,10 +77,6 @@ class Framework:
                     self.queueing_hints.setdefault(plugin.name, {}).setdefault((event.resource, event.action), []).append(
                         event.hint or (lambda pod, old, new: True))
 
-    @property
-    def profile_name(self) -> str:
-        return self.profile.scheduler_name
-
     # -- the queue ----------------------------------------------------------------------------------
 
     def run_pre_enqueue_plugins(self, pods: list[Any]) -> Status:
@@ -190,26 +186,31 @@ class Framework:
 
     def run_score_plugins(self, state: CycleState, pod: Any, nodes: list[Any]) -> tuple[list[int], Status]:
         """Each node's total: every Score plugin's score, normalized if the plugin normalizes, times its weight."""
-        totals = [0] * len(nodes)
-        for plugin in self._score:
-            if plugin.name in state.skip_score_plugins:
-                continue
+        plugins = [p for p in self._score if p.name not in state.skip_score_plugins]
+        return self._weighted_totals(
+            plugins, len(nodes), lambda plugin: [plugin.score(state, pod, info) for info in nodes],
+            lambda plugin, scores: plugin.normalize_score(state, pod, scores) if isinstance(plugin, ScoreExtensions)
+            else Status.success())
+
+    def _weighted_totals(self, plugins: list[Any], count: int, score: Any, normalize: Any) -> tuple[list[int], Status]:
+        """Upstream's score run: ``score(plugin)`` per plugin (a (score, status) per candidate), then
+        ``normalize(plugin, scores)``, each score checked to be 0..100, times the plugin's weight, summed."""
+        totals = [0] * count
+        for plugin in plugins:
             scores = []
-            for info in nodes:
-                score, status = plugin.score(state, pod, info)
+            for value, status in score(plugin):
                 if not status.ok:
                     return [], _by(status, plugin.name)
-                scores.append(score)
-            if isinstance(plugin, ScoreExtensions):
-                status = plugin.normalize_score(state, pod, scores)
-                if not status.ok:
-                    return [], _by(status, plugin.name)
+                scores.append(value)
+            status = normalize(plugin, scores)
+            if not status.ok:
+                return [], _by(status, plugin.name)
             weight = self.profile.weights.get(plugin.name, 1)
-            for i, score in enumerate(scores):
-                wrong = _score_out_of_range(plugin.name, score)
+            for i, value in enumerate(scores):
+                wrong = _score_out_of_range(plugin.name, value)
                 if wrong is not None:
                     return [], wrong
-                totals[i] += score * weight
+                totals[i] += value * weight
         return totals, Status.success()
 
     # -- the pod-group algorithm ----------------------------------------------------------------------
@@ -245,25 +246,11 @@ class Framework:
                                     ) -> tuple[list[int], Status]:
         """Each feasible placement's total: every PlacementScore plugin's score, normalized if the plugin
         normalizes, times its weight."""
-        totals = [0] * len(assignments)
-        for plugin in self._placement_score:
-            scores = []
-            for assignment in assignments:
-                score, status = plugin.score_placement(state, group, assignment)
-                if not status.ok:
-                    return [], _by(status, plugin.name)
-                scores.append(score)
-            if isinstance(plugin, PlacementScoreExtensions):
-                status = plugin.normalize_placement_score(state, group, scores)
-                if not status.ok:
-                    return [], _by(status, plugin.name)
-            weight = self.profile.weights.get(plugin.name, 1)
-            for i, score in enumerate(scores):
-                wrong = _score_out_of_range(plugin.name, score)
-                if wrong is not None:
-                    return [], wrong
-                totals[i] += score * weight
-        return totals, Status.success()
+        return self._weighted_totals(
+            list(self._placement_score), len(assignments),
+            lambda plugin: [plugin.score_placement(state, group, assignment) for assignment in assignments],
+            lambda plugin, scores: plugin.normalize_placement_score(state, group, scores)
+            if isinstance(plugin, PlacementScoreExtensions) else Status.success())
 
     def run_pod_group_post_filter_plugins(self, state: CycleState, group: Any, schedule: Any) -> tuple[Any, Status]:
         """PodGroupPostFilter until one succeeds or is UnschedulableAndUnresolvable (that verdict alone is
