@@ -80,7 +80,8 @@ class PodCycle:
         if not self.assume_and_reserve(state, pod, result.node):
             sched.queue.back_off(entity)
             return
-        if not self.permit_and_bind(state, pod, result.node).ok:
+        permit = self.permit_and_bind(state, pod, result.node)
+        if not permit.ok and permit.code is not Code.WAIT:
             sched.queue.back_off(entity)
 
     def schedule_pod(self, state: CycleState, pod: Pod, snapshot: Snapshot,

@@ -12,6 +12,7 @@ from reference_scheduler import Pod, SimClock
 from reference_scheduler.features import TOPOLOGY_AWARE, Features
 from reference_scheduler.framework import EXTENSION_POINTS, Code, Status
 from reference_scheduler.framework.cycle_state import CycleState
+from reference_scheduler.framework.types import EntityKey
 from reference_scheduler.framework.waiting_pods import WaitingPods
 from reference_scheduler.plugins.registry import in_tree_profile, in_tree_registry
 
@@ -269,3 +270,29 @@ def test_a_pre_bind_failure_sends_the_pod_back_and_a_skipping_pre_flight_skips_p
     assert cluster.bound() == ["ok-0"]
     assert cluster.conditions["fail-0"] == ("SchedulerError", "volume not ready")
     assert cluster.scheduler.cache.assumed == {}, "the failed pod is forgotten"
+
+
+class Waiter:
+    """A Permit plugin that holds every pod for ten seconds and never allows it."""
+
+    name = "Waiter"
+
+    def permit(self, state, pod, node_name):
+        return Status.of(Code.WAIT, "held", plugin=self.name), 10.0
+
+
+def test_a_pod_without_a_group_waits_at_permit_and_is_rejected_at_its_plugins_timeout():
+    registry = in_tree_registry()
+    registry.register(Waiter.name, lambda args, handle, features: Waiter())
+    profile = in_tree_profile(Features())
+    profile.plugins["Permit"].append(Waiter.name)
+    cluster = Cluster(registry=registry, profile=profile)
+    cluster.nodes(1)
+    solo = cluster.pod("solo")
+    cluster.run()
+    entity = cluster.scheduler.queue.get(EntityKey.of(solo))
+    assert cluster.waiting() == {"ns/solo"} and cluster.binds == [] and entity.backoff_until == 0, "waiting, not failed"
+    cluster.clock.advance(10)
+    assert cluster.conditions["solo"] == (
+        "Unschedulable", "0/1 nodes are available: 1 rejected due to timeout after waiting 10s at plugin Waiter.")
+    assert cluster.waiting() == set() and entity.backoff_until > cluster.clock.now(), "rejected, then backed off"
