@@ -14,16 +14,29 @@ What is imported from here is the public surface; the harness (``fixtures/``) im
 This package never imports pytest.
 """
 
-from reference_scheduler import quantity
-from reference_scheduler.clock import Clock, SimClock
-from reference_scheduler.features import FEATURES, parse_feature_gates
-from reference_scheduler.framework.status import Code, Status
-from reference_scheduler.model import CompositePodGroup, Node, Pod, PodGroup, Resources
-from reference_scheduler.runner import DEFAULT_SCHEDULER_NAME, READY_LINE
-from reference_scheduler.runner.informer import ListWatch
-from reference_scheduler.scheduler import Scheduler
+import importlib
 
-__all__ = [
-    "Clock", "Code", "CompositePodGroup", "DEFAULT_SCHEDULER_NAME", "FEATURES", "ListWatch", "Node", "Pod", "PodGroup",
-    "READY_LINE", "Resources", "Scheduler", "SimClock", "Status", "parse_feature_gates", "quantity",
-]
+from reference_scheduler import quantity
+from reference_scheduler.features import FEATURES, parse_feature_gates
+from reference_scheduler.runner import DEFAULT_SCHEDULER_NAME, READY_LINE
+
+# The rest is imported when first asked for: the harness wants the list-watch loop without the core
+# (and numpy), the core's users want the core without the Kubernetes client.
+_LAZY = {
+    "ListWatch": "reference_scheduler.runner.informer",
+    "Scheduler": "reference_scheduler.scheduler",
+    "Clock": "reference_scheduler.clock", "SimClock": "reference_scheduler.clock",
+    "Code": "reference_scheduler.framework.status", "Status": "reference_scheduler.framework.status",
+    "CompositePodGroup": "reference_scheduler.model", "Node": "reference_scheduler.model",
+    "Pod": "reference_scheduler.model", "PodGroup": "reference_scheduler.model", "Resources": "reference_scheduler.model",
+}
+
+__all__ = ["DEFAULT_SCHEDULER_NAME", "FEATURES", "READY_LINE", "parse_feature_gates", "quantity", *_LAZY]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
