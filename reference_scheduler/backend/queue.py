@@ -101,7 +101,9 @@ class SchedulingQueue:
         """A cluster event: let the gated entities whose gating plugin's hint says Queue be tried again."""
         hints_by_plugin = self.framework.queueing_hints
         for key, entity in self.entities.items():
-            hints = hints_by_plugin.get(entity.gated_by or "", {}).get((resource, action))
+            if entity.gated_by is None:
+                continue
+            hints = hints_by_plugin.get(entity.gated_by, {}).get((resource, action))
             if not hints:
                 continue
             pods = self.pending_members(key)

@@ -30,6 +30,10 @@ class NodeResourcesFit:
     name = NAME = "NodeResourcesFit"
     TOO_MANY_PODS = "Too many pods"
 
+    def __init__(self) -> None:
+        #: The last candidates asked about, the node arrays' version then, and their columns.
+        self._last: tuple[list[str], int, np.ndarray] | None = None
+
     @staticmethod
     def insufficient(pod: Pod, info: NodeInfo) -> list[str]:
         """The upstream reasons, in upstream order: pods, cpu, memory, then extended resources."""
@@ -85,10 +89,21 @@ class NodeResourcesFit:
         if used is None:
             return None
         arrays = snapshot.arrays
-        positions = np.fromiter((arrays.pos[n] for n in candidates), dtype=np.int64, count=len(candidates))
-        best, failures = _fit_and_score(arrays, used, positions, pod)
+        best, failures = _fit_and_score(arrays, used, self._positions(arrays, candidates), pod)
         return (arrays.order[best] if best is not None else None), {
             arrays.order[p]: status for p, status in failures.items()}
+
+
+    def _positions(self, arrays: NodeArrays, candidates: list[str]) -> np.ndarray:
+        """The candidates' columns in the arrays. The members of a gang ask with the same list (the
+        signed Filter verdicts they share), so the last answer is kept for as long as that list is
+        (it is held here, so no other list can take its identity) and the arrays keep their columns."""
+        last = self._last
+        if last is not None and last[0] is candidates and last[1] == arrays.version:
+            return last[2]
+        positions = np.fromiter((arrays.pos[n] for n in candidates), dtype=np.int64, count=len(candidates))
+        self._last = (candidates, arrays.version, positions)
+        return positions
 
 
 def _fit_and_score(arrays: NodeArrays, used: np.ndarray, candidates: np.ndarray, pod: Pod
