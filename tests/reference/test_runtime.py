@@ -120,6 +120,17 @@ def recorded(features: frozenset[str] = frozenset()) -> tuple[Cluster, Recorder]
     return Cluster(features=features, registry=registry, profile=profile), recorder
 
 
+def with_plugin(point: str, plugin, weight: int | None = None) -> Cluster:
+    """A fake cluster whose profile is the in-tree one with ``plugin`` added last at ``point``."""
+    registry = in_tree_registry()
+    registry.register(plugin.name, lambda args, handle, features: plugin)
+    profile = in_tree_profile(Features())
+    profile.plugins[point].append(plugin.name)
+    if weight is not None:
+        profile.weights[plugin.name] = weight
+    return Cluster(registry=registry, profile=profile)
+
+
 def test_a_pod_meets_every_point_of_its_cycle_in_order_with_one_cycle_state():
     cluster, recorder = recorded()
     cluster.nodes(2)
@@ -198,12 +209,7 @@ class PreferNode:
 def test_scores_are_normalized_then_weighted(weight, chosen):
     """n0 is empty and n1 half full: NodeResourcesFit (LeastAllocated) gives n0 87 and n1 61; the other
     plugin prefers n1 by 20 after normalizing, so n1 wins only when its weight makes that more than 26."""
-    registry = in_tree_registry()
-    registry.register(PreferNode.name, lambda args, handle, features: PreferNode("n1"))
-    profile = in_tree_profile(Features())
-    profile.plugins["Score"].append(PreferNode.name)
-    profile.weights[PreferNode.name] = weight
-    cluster = Cluster(registry=registry, profile=profile)
+    cluster = with_plugin("Score", PreferNode("n1"), weight)
     cluster.nodes(2, cpu="4")
     busy = Pod("ns", "busy", node_name="n1", requests=cluster.pod("probe", cpu="2").requests)
     cluster.scheduler.on_pod(None, "ns/probe")
@@ -215,11 +221,7 @@ def test_scores_are_normalized_then_weighted(weight, chosen):
 
 
 def test_a_score_out_of_range_after_normalizing_is_an_error():
-    registry = in_tree_registry()
-    registry.register(PreferNode.name, lambda args, handle, features: PreferNode("n1", normalizes=False))
-    profile = in_tree_profile(Features())
-    profile.plugins["Score"].append(PreferNode.name)
-    cluster = Cluster(registry=registry, profile=profile)
+    cluster = with_plugin("Score", PreferNode("n1", normalizes=False))
     cluster.nodes(2, cpu="4")
     cluster.pod("p", cpu="1")
     cluster.run()
@@ -258,11 +260,7 @@ class FailingPreBind:
 
 
 def test_a_pre_bind_failure_sends_the_pod_back_and_a_skipping_pre_flight_skips_pre_bind():
-    registry = in_tree_registry()
-    registry.register(FailingPreBind.name, lambda args, handle, features: FailingPreBind())
-    profile = in_tree_profile(Features())
-    profile.plugins["PreBind"].append(FailingPreBind.name)
-    cluster = Cluster(registry=registry, profile=profile)
+    cluster = with_plugin("PreBind", FailingPreBind())
     cluster.nodes(1)
     cluster.pod("fail-0")
     cluster.pod("ok-0")
@@ -282,11 +280,7 @@ class Waiter:
 
 
 def test_a_pod_without_a_group_waits_at_permit_and_is_rejected_at_its_plugins_timeout():
-    registry = in_tree_registry()
-    registry.register(Waiter.name, lambda args, handle, features: Waiter())
-    profile = in_tree_profile(Features())
-    profile.plugins["Permit"].append(Waiter.name)
-    cluster = Cluster(registry=registry, profile=profile)
+    cluster = with_plugin("Permit", Waiter())
     cluster.nodes(1)
     solo = cluster.pod("solo")
     cluster.run()
