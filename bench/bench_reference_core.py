@@ -22,10 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from reference_scheduler.clock import SimClock  # noqa: E402
-from reference_scheduler.framework import Status  # noqa: E402
-from reference_scheduler.model import Node, Pod, PodGroup, Resources  # noqa: E402
-from reference_scheduler.scheduler import Scheduler  # noqa: E402
+from reference_scheduler import Node, Pod, PodGroup, Resources, Scheduler, SimClock, Status  # noqa: E402
 
 SHAPES = {
     "small": (100, 10, 10),

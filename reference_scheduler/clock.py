@@ -1,32 +1,31 @@
-"""Clocks: virtual time for unit tests, the wall clock for the runner.
+"""Clocks: virtual time, in unit tests and in the runner.
+
+Plays the part of k8s.io/utils/clock for the scheduler (no upstream file of its own).
 
 Timers (the Permit timeout, backoff expiry) are scheduled on a clock, never slept on. With
 :class:`SimClock` a test moves time forward explicitly and every timer due by then fires in
 order, ties in the order they were scheduled, so a 5-minute Permit timeout takes microseconds.
+The runner advances a :class:`SimClock` to the monotonic clock from its one loop, so timers fire
+on that loop and the core needs no locks.
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
-import threading
-import time
 from typing import Callable, Protocol
 
 
 class Timer:
     """A scheduled callback; :meth:`cancel` is idempotent."""
 
-    __slots__ = ("when", "callback", "cancelled", "_native")
+    __slots__ = ("when", "callback", "cancelled")
 
     def __init__(self, when: float, callback: Callable[[], None]):
         self.when, self.callback, self.cancelled = when, callback, False
-        self._native: threading.Timer | None = None
 
     def cancel(self) -> None:
         self.cancelled = True
-        if self._native is not None:
-            self._native.cancel()
 
 
 class Clock(Protocol):
@@ -84,17 +83,3 @@ class SimClock:
     def pending(self) -> int:
         return sum(1 for _, _, t in self._heap if not t.cancelled)
 
-
-class WallClock:
-    """Real time (monotonic); timers run on their own threads."""
-
-    def now(self) -> float:
-        return time.monotonic()
-
-    def call_later(self, delay: float, callback: Callable[[], None]) -> Timer:
-        timer = Timer(self.now() + delay, callback)
-        native = threading.Timer(delay, lambda: None if timer.cancelled else callback())
-        native.daemon = True
-        timer._native = native
-        native.start()
-        return timer

@@ -1,7 +1,8 @@
 """What the reference scheduler knows about pods, nodes and PodGroups, read from API objects.
 
 The objects are plain dataclasses built from the JSON the API server returns, so the core
-never depends on the Kubernetes client's models and unit tests build them directly.
+never depends on the Kubernetes client's models and unit tests build them directly. They mirror
+the fields of k8s.io/api (core/v1, scheduling/v1beta1, scheduling/v1alpha3) the scheduler reads.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""Kubernetes resource quantities as integers: CPU in millicores, everything else in units."""
+"""Kubernetes resource quantities as integers: CPU in millicores, everything else in units.
+
+Mirrors the parsing of k8s.io/apimachinery/pkg/api/resource (quantity.go), as far as requests
+and allocatable amounts need it.
+"""
 
 from __future__ import annotations
 

@@ -19,10 +19,9 @@ context guard and a cluster older than v1.37 (a stub that answers only ``/versio
 
 from __future__ import annotations
 
-import json
+import functools
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -42,7 +41,7 @@ from fixtures.priorities import BAND, Priorities
 from fixtures.profiles import Profile
 from fixtures.providers.existing import check_server_version, parse_server_version
 from fixtures.providers.local import KWOK_NODE_ANNOTATION, KWOK_NODE_VALUE, LocalControlPlane
-from reference_scheduler.runner import RawWatch
+from reference_scheduler import ListWatch
 
 REPO = Path(__file__).resolve().parent.parent
 CONTEXT = "vendor-prod"
@@ -300,33 +299,21 @@ class _GangconfPriorities:
 
     def __init__(self, api: client.ApiClient):
         self.seen: dict[str, int | None] = {}
-        self._stop = threading.Event()
         listers = {"Pod": client.CoreV1Api(api).list_pod_for_all_namespaces,
                    "PriorityClass": client.SchedulingV1Api(api).list_priority_class}
-        self._threads = [threading.Thread(target=self._watch, args=item, daemon=True) for item in listers.items()]
-        for thread in self._threads:
-            thread.start()
+        self._watches = [ListWatch(lister, {"label_selector": RUN_LABEL},
+                                   functools.partial(self._saw, kind), watch_timeout=5, pause=0.5)
+                         for kind, lister in listers.items()]
+        self._threads = [w.start() for w in self._watches]
 
-    def _watch(self, kind: str, lister) -> None:
-        while not self._stop.is_set():
-            try:
-                listing = json.loads(lister(label_selector=RUN_LABEL, _preload_content=False).data)
-                for item in listing["items"]:
-                    self._saw(kind, item)
-                for event in RawWatch().stream(lister, label_selector=RUN_LABEL, timeout_seconds=5,
-                                               resource_version=listing["metadata"]["resourceVersion"]):
-                    if event["type"] in ("ADDED", "MODIFIED"):
-                        self._saw(kind, event["raw_object"])
-            except Exception:  # a watch cut short: list again
-                self._stop.wait(0.5)
-
-    def _saw(self, kind: str, obj: dict) -> None:
-        meta = obj["metadata"]
-        name = f"{kind} {meta.get('namespace', '')}/{meta['name']}".replace(" /", " ")
-        self.seen[name] = (obj.get("spec") or {}).get("priority") if kind == "Pod" else obj.get("value")
+    def _saw(self, kind: str, event: str, key: str, obj: dict | None) -> None:
+        if obj is None or event == "DELETED":
+            return
+        self.seen[f"{kind} {key}"] = (obj.get("spec") or {}).get("priority") if kind == "Pod" else obj.get("value")
 
     def close(self) -> None:
-        self._stop.set()
+        for w in self._watches:
+            w.stop()
         for thread in self._threads:
             thread.join(timeout=15)
 

@@ -9,7 +9,8 @@ pass, so that a kill cannot come from a check that is broken anyway.
 All child runs (the control's shards and the mutants) run side by side,
 ``GANGCONF_MUTATION_JOBS`` at a time (default 4), slowest first. A killer that names a file
 which does not exist is a failure of the mutant's test, not a skip. The score test prints
-``mutation: K/N variants killed (P%)``.
+``mutation: K/N variants killed (P%)``. A mutant that makes the reference scheduler crash is not
+killed (every check fails against a scheduler that does not run): the test says so with the traceback.
 """
 
 from __future__ import annotations
@@ -119,6 +120,8 @@ class Verdict:
     runs: list[ChildRun] = dataclasses.field(default_factory=list)
     #: The killer check that failed against the mutant (the test also requires it to pass in the control).
     killed_by: str | None = None
+    #: The traceback of a reference scheduler the mutant made crash: its checks fail, but that is no kill.
+    crash: str = ""
 
 
 @dataclasses.dataclass
@@ -132,12 +135,24 @@ class Campaign:
                 if _belongs(node, killer)}
 
 
+def _crash(workdir: Path) -> str:
+    """The traceback in the log of a reference scheduler that died during a child run, if one did."""
+    for log in sorted(workdir.glob("reports/runs/*/logs/reference-scheduler.log")):
+        text = log.read_text(errors="replace")
+        if "Traceback (most recent call last)" in text:
+            return text[text.index("Traceback (most recent call last)"):][:3000]
+    return ""
+
+
 def _run_mutant(verdict: Verdict, workdir: Path) -> Verdict:
     for i, killer in enumerate(verdict.mutant.killers):
-        run = _child(f"mutant {verdict.mutant.name}", killer.args(), workdir / f"{verdict.mutant.name}-{i}",
-                     mutant=verdict.mutant.name)
+        rundir = workdir / f"{verdict.mutant.name}-{i}"
+        run = _child(f"mutant {verdict.mutant.name}", killer.args(), rundir, mutant=verdict.mutant.name)
         verdict.runs.append(run)
         failed = [node for node, outcome in run.outcomes.items() if outcome == "failed" and _belongs(node, killer)]
+        verdict.crash = _crash(rundir)
+        if verdict.crash:
+            return verdict  # every check would fail against a scheduler that is not running
         if failed:
             verdict.killed_by = failed[0]
             return verdict
@@ -215,6 +230,9 @@ def test_mutant_is_killed_by_a_conformance_check(campaign, name):
         control = campaign.control_outcome(killer)
         assert control and all(o == "passed" for o in control.values()), \
             f"control run of {killer}: {control or 'nothing ran'}"
+    assert not verdict.crash, (
+        f"mutant {name} ({verdict.mutant.bug}) made the reference scheduler crash, which kills nothing but the "
+        f"process; apply the bug so that the scheduler keeps running:\n{verdict.crash}")
     assert verdict.killed_by is not None, (
         f"mutant {name} ({verdict.mutant.bug}) survived every killer:\n\n"
         + "\n\n".join(run.describe() for run in verdict.runs))
@@ -229,7 +247,7 @@ def test_mutation_score(campaign, narrate):
     killed = [v for v in verdicts if v.killed_by]
     for v in verdicts:
         seconds = sum(r.seconds for r in v.runs)
-        outcome = (f"killed by {v.killed_by}" if v.killed_by else
+        outcome = (f"killed by {v.killed_by}" if v.killed_by else "CRASHED the reference scheduler" if v.crash else
                    f"NOT RUN (no {', '.join(v.mutant.missing_killers)})" if v.mutant.missing_killers else "SURVIVED")
         narrate(f"{v.mutant.name:32} {outcome}" + (f" ({seconds:.0f}s)" if v.runs else ""))
     total = len(verdicts)

@@ -83,11 +83,10 @@ def test_an_unreachable_server_is_logged_and_never_stops_the_scheduler(tmp_path)
 
 
 def test_a_malformed_object_is_skipped_with_one_line(caplog):
-    from reference_scheduler.runner import Runner
+    from reference_scheduler.runner.loop import Runner
 
     runner = Runner.__new__(Runner)  # only apply() is exercised: no API, no threads
-    from reference_scheduler.clock import SimClock
-    from reference_scheduler.scheduler import Scheduler
+    from reference_scheduler import Scheduler, SimClock
     runner.scheduler = Scheduler("x", SimClock(), writer=None)
     with caplog.at_level(logging.WARNING, logger="reference_scheduler"):
         runner.apply("Pod", {"metadata": {}}, "ns/broken")
@@ -108,8 +107,8 @@ def test_a_refused_binding_comes_back_to_the_loop_and_the_pod_is_retried(cluster
     import threading
 
     from fixtures.labels import managed_labels
-    from reference_scheduler.model import Pod
-    from reference_scheduler.runner import ApiWriter
+    from reference_scheduler import Pod
+    from reference_scheduler.runner.api_writer import ApiWriter
 
     core = client.CoreV1Api(cluster_api)
     namespace = f"gc-bind-{run_id}".lower()[:63]
@@ -145,7 +144,7 @@ def test_a_binding_failure_is_forgotten_and_retried_after_backoff():
     cluster.pod("solo", cpu="1")
     cluster.fail_bind.add("solo")
     cluster.scheduler.schedule_next()
-    assert "ns/solo" not in cluster.scheduler.assumed
+    assert "ns/solo" not in cluster.scheduler.cache.assumed
     assert cluster.conditions["solo"] == ("SchedulerError", "binding rejected")
     assert cluster.binds == []
     cluster.fail_bind.clear()
@@ -157,8 +156,8 @@ def test_a_binding_failure_is_forgotten_and_retried_after_backoff():
 def test_events_are_written_in_the_name_of_the_pods_profile_with_their_time(cluster_api, run_id):
     """Each attempt is its own event with a MicroTime ``eventTime`` (attempts a second apart can be
     told apart), reported by the profile the pod names."""
-    from reference_scheduler.model import Pod
-    from reference_scheduler.runner import ApiWriter
+    from reference_scheduler import Pod
+    from reference_scheduler.runner.api_writer import ApiWriter
 
     from fixtures.labels import managed_labels
 
@@ -186,8 +185,9 @@ def test_group_conditions_are_merged_by_type_and_keep_their_time_while_the_statu
     copy is stale), a new status gets a new one. The conditions start with a time long past, so
     that a kept time and a fresh one differ without waiting for the clock."""
     from fixtures.labels import managed_labels
-    from reference_scheduler.model import PodGroup
-    from reference_scheduler.runner import SCHEDULING, ApiWriter
+    from reference_scheduler import PodGroup
+    from reference_scheduler.runner import SCHEDULING
+    from reference_scheduler.runner.api_writer import ApiWriter
 
     core, custom = client.CoreV1Api(cluster_api), client.CustomObjectsApi(cluster_api)
     namespace = f"gc-runner-cond-{run_id}".lower()[:63].rstrip("-")
@@ -241,7 +241,7 @@ def test_writes_to_one_object_keep_their_order_and_the_loop_never_waits():
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    from reference_scheduler.runner import ApiWriter
+    from reference_scheduler.runner.api_writer import ApiWriter
 
     writer = ApiWriter.__new__(ApiWriter)  # no API: the queues only
     writer._pool = ThreadPoolExecutor(max_workers=4)

@@ -1,4 +1,7 @@
-"""The scheduling framework: statuses, extension points, the plugin registry."""
+"""The scheduling framework: statuses, cycle state, extension points, handle, registry, runtime, waiting pods.
+
+Mirrors pkg/scheduler/framework and the staged k8s.io/kube-scheduler/framework.
+"""
 
 from reference_scheduler.framework.interface import EXTENSION_POINTS
 from reference_scheduler.framework.registry import PluginValidationError, Registry

@@ -1,37 +1,30 @@
-"""One protocol per extension point, named as upstream names them.
+"""One protocol per extension point of v1.37.2, named as upstream names them, and the optional capabilities.
 
-A plugin is any object with a ``name`` and the methods of the points it is enabled at; the
-registry checks that when a profile is built (the Python form of upstream's
-``var _ framework.FilterPlugin = &NodeName{}``). Contracts that upstream writes on its
-interfaces are written here on the protocols.
+Mirrors the staged k8s.io/kube-scheduler/framework/interface.go (and, for PlacementFeasible,
+pkg/scheduler/framework/interface.go). A plugin is any object with a ``name`` and the methods of
+the points it is enabled at; the registry checks that when a profile is built (the Python form
+of upstream's ``var _ framework.FilterPlugin = &NodeName{}``). Contracts that upstream writes on
+its interfaces are written here on the protocols, and the runtime keeps them.
 
-Types are loose on purpose (``Any`` for pods, nodes and cycle state): the objects are those of
-:mod:`reference_scheduler` and the framework does not look inside them.
+Optional capabilities are protocols too; the runtime asks ``isinstance(plugin, SignPlugin)``,
+never ``getattr``. Types are loose (``Any`` for pods and nodes): the objects are those of
+:mod:`reference_scheduler.model` and :mod:`reference_scheduler.backend.snapshot`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Callable, Hashable, Protocol, runtime_checkable
 
+from reference_scheduler.framework.cycle_state import CycleState
 from reference_scheduler.framework.status import Status
+from reference_scheduler.framework.types import (
+    Placement, PlacementProgress, PodGroupAssignments, PodGroupInfo, PodGroupPostFilterResult, PostFilterResult)
 
-
-@dataclasses.dataclass(frozen=True)
-class CycleState:
-    """What a plugin may learn about the cycle it is called in.
-
-    ``pod_group_cycle`` is upstream's ``IsPodGroupSchedulingCycle()``: True while the pod-group
-    algorithm tries placements (its Reserve calls are trials, reverted at the end of the
-    algorithm), False when a placed pod is handed over to Permit and binding, and for a pod
-    without a group.
-    """
-
-    pod_group_cycle: bool = False
-
-
-TRIAL = CycleState(pod_group_cycle=True)
-HAND_OVER = CycleState(pod_group_cycle=False)
+#: The highest score a Score or PlacementScore plugin gives after normalization (upstream's MaxNodeScore).
+MAX_NODE_SCORE = 100
+#: Runs a pod group's algorithm on a snapshot: the members' nodes, or nothing and why (PodGroupSchedulingFunc).
+PodGroupSchedulingFunc = Callable[[Any], "tuple[list[tuple[Any, str]], str]"]
 
 
 @runtime_checkable
@@ -56,26 +49,48 @@ class QueueSortPlugin(Plugin, Protocol):
 
 @runtime_checkable
 class PreFilterPlugin(Plugin, Protocol):
-    def pre_filter(self, state: Any, pod: Any, nodes: list[Any]) -> tuple[Any, Status]:
-        """Prepare the cycle state for Filter; may narrow the candidate nodes. Skip skips this plugin's Filter."""
+    def pre_filter(self, state: CycleState, pod: Any, snapshot: Any) -> tuple[frozenset[str] | None, Status]:
+        """Prepare ``state`` for Filter at the start of the pod's cycle; may narrow the nodes to try.
+
+        Not Success rejects the pod on every node; Skip skips this plugin's Filter for the pod. The
+        node names returned (None: all) are the only ones Filter sees; the others are
+        UnschedulableAndUnresolvable, out of reach of preemption.
+        """
 
 
 @runtime_checkable
 class FilterPlugin(Plugin, Protocol):
-    def filter(self, state: Any, pod: Any, node: Any) -> Status:
-        """Whether ``pod`` fits on ``node``. Must not change ``state`` beyond its own entries."""
+    def filter(self, state: CycleState, pod: Any, node: Any) -> Status:
+        """Whether ``pod`` fits on ``node``. Must not change ``state`` beyond its own entries.
+
+        Reads the node it is given, which may be a copy with pods added or removed (preemption).
+        """
 
 
 @runtime_checkable
 class PostFilterPlugin(Plugin, Protocol):
-    def post_filter(self, state: Any, pod: Any, statuses: dict[str, Status]) -> tuple[Any, Status]:
-        """Runs when no node fits (preemption); may nominate a node for the next attempt."""
+    def post_filter(self, state: CycleState, pod: Any,
+                    statuses: dict[str, Status]) -> tuple[PostFilterResult | None, Status]:
+        """Runs when no node fits a pod outside a pod-group cycle (preemption).
+
+        ``statuses`` are the Filter verdicts per node. Success (with the node the pod is nominated
+        to) ends the point; so does UnschedulableAndUnresolvable; Unschedulable lets the next
+        plugin try, and the reasons of all are what the pod is told after its FitError.
+        """
+
+
+@runtime_checkable
+class PreScorePlugin(Plugin, Protocol):
+    def pre_score(self, state: CycleState, pod: Any, nodes: list[Any]) -> Status:
+        """Informational, over the nodes that passed Filter; not Success rejects the pod, Skip skips its Score."""
 
 
 @runtime_checkable
 class ScorePlugin(Plugin, Protocol):
-    def score(self, state: Any, pod: Any, node: Any) -> tuple[int, Status]:
-        """A score for ``node``; normalized to 0..100 over the feasible nodes, then weighted."""
+    def score(self, state: CycleState, pod: Any, node: Any) -> tuple[int, Status]:
+        """A score for ``node``: normalized to 0..100 over the feasible nodes (if the plugin
+        normalizes, :class:`ScoreExtensions`), then multiplied by the plugin's weight; the node with
+        the highest sum wins."""
 
 
 @runtime_checkable
@@ -87,36 +102,79 @@ class ReservePlugin(Plugin, Protocol):
         (``state.pod_group_cycle``) and when a placed pod is handed over to Permit and binding.
         """
 
-    def unreserve(self, state: Any, pod: Any, node_name: str) -> None:
+    def unreserve(self, state: CycleState, pod: Any, node_name: str) -> None:
         """Undo :meth:`reserve`. Must be idempotent, and may be called even if reserve was not."""
 
 
 @runtime_checkable
 class PermitPlugin(Plugin, Protocol):
-    def permit(self, state: Any, pod: Any, node_name: str) -> tuple[Status, float]:
-        """Success, a rejection, or Wait with a timeout in seconds (the pod waits unbound until allowed)."""
+    def permit(self, state: CycleState, pod: Any, node_name: str) -> tuple[Status, float]:
+        """Success, a rejection, or Wait with a timeout in seconds (the pod waits unbound until
+        this plugin allows it, or is rejected at the timeout, with a message naming this plugin)."""
 
 
 @runtime_checkable
 class PreBindPlugin(Plugin, Protocol):
-    def pre_bind(self, state: Any, pod: Any, node_name: str) -> Status:
+    def pre_bind_pre_flight(self, state: CycleState, pod: Any, node_name: str) -> Status:
+        """Cheap: Success if :meth:`pre_bind` has work for this pod, Skip if not."""
+
+    def pre_bind(self, state: CycleState, pod: Any, node_name: str) -> Status:
         """Work that must be done before the Binding is written; a failure sends the pod back alone."""
 
 
 @runtime_checkable
 class BindPlugin(Plugin, Protocol):
-    def bind(self, state: Any, pod: Any, node_name: str) -> Status:
+    def bind(self, state: CycleState, pod: Any, node_name: str) -> Status:
         """Write the binding; Skip lets the next bind plugin do it."""
 
 
 @runtime_checkable
-class PlacementFeasiblePlugin(Plugin, Protocol):
-    def placement_feasible(self, state: Any, group: Any, scheduled: int, remaining: int) -> Status:
-        """During a pod-group cycle: whether the group can still reach its quorum.
+class PostBindPlugin(Plugin, Protocol):
+    def post_bind(self, state: CycleState, pod: Any, node_name: str) -> None:
+        """Informational, after the pod's binding was handed over."""
 
-        Called before the first pod is tried and after each one. Unschedulable ends the cycle
-        early; Wait means "not yet satisfied" and is turned into Unschedulable at the end.
+
+@runtime_checkable
+class PlacementGeneratePlugin(Plugin, Protocol):
+    def generate_placements(self, state: CycleState, group: PodGroupInfo,
+                            parent: Placement) -> tuple[list[Placement], Status]:
+        """Candidate placements inside ``parent`` for the group (TopologyAwareWorkloadScheduling).
+
+        Only the first PlacementGenerate plugin runs; with none, ``parent`` is the one candidate.
+        No candidate at all is Unschedulable ("no feasible placements found").
         """
+
+
+@runtime_checkable
+class PlacementScorePlugin(Plugin, Protocol):
+    def score_placement(self, state: CycleState, group: PodGroupInfo,
+                        assignments: PodGroupAssignments) -> tuple[int, Status]:
+        """A score for one feasible placement: 0..100 after normalization (if the plugin normalizes,
+        :class:`PlacementScoreExtensions`), then multiplied by the plugin's weight."""
+
+
+@runtime_checkable
+class PlacementFeasiblePlugin(Plugin, Protocol):
+    def placement_feasible(self, state: CycleState, group: Any, progress: PlacementProgress) -> Status:
+        """During a pod-group algorithm: whether the group can still reach its quorum.
+
+        Called before the first member (or child) is tried and after each one. Unschedulable ends
+        the algorithm early; Wait means "not yet satisfied" and is turned into Unschedulable at the end.
+        """
+
+
+@runtime_checkable
+class PodGroupPostFilterPlugin(Plugin, Protocol):
+    def pod_group_post_filter(self, state: CycleState, group: PodGroupInfo, schedule: PodGroupSchedulingFunc
+                              ) -> tuple[PodGroupPostFilterResult | None, Status]:
+        """Runs when a pod-group cycle placed nothing; ``schedule`` runs the group's algorithm on a snapshot.
+
+        Success (with the members' nominated nodes) or UnschedulableAndUnresolvable ends the point
+        and is the outcome on its own; Unschedulable lets the next plugin try, the reasons gathered.
+        """
+
+
+# -- optional capabilities ---------------------------------------------------------------------------
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,19 +195,65 @@ class EnqueueExtensions(Plugin, Protocol):
         """The events after which a pod this plugin rejected is worth trying again."""
 
 
-#: Extension point name -> the protocol a plugin enabled there must implement.
+@runtime_checkable
+class SignPlugin(Plugin, Protocol):
+    def sign_pod(self, pod: Any) -> tuple[tuple[str, Hashable], ...] | None:
+        """The fragments of the pod this plugin's verdicts depend on (KEP-5598), or None if it cannot sign.
+
+        Fragments are ``(key, value)`` pairs; equal keys carry equal values for the same pod. The
+        reference asks more of a signing Filter plugin than upstream does: its verdict on a node
+        depends on the node object and the fragments only, not on the pods on the node, so that
+        the verdicts of the leading signing Filter plugins are kept until a node changes.
+        """
+
+
+@runtime_checkable
+class ScoreExtensions(Plugin, Protocol):
+    def normalize_score(self, state: CycleState, pod: Any, scores: list[int]) -> Status:
+        """Rewrite this plugin's ``scores`` (one per feasible node, in order) in place to 0..100."""
+
+
+@runtime_checkable
+class PlacementScoreExtensions(Plugin, Protocol):
+    def normalize_placement_score(self, state: CycleState, group: PodGroupInfo, scores: list[int]) -> Status:
+        """Rewrite this plugin's ``scores`` (one per feasible placement, in order) in place to 0..100."""
+
+
+@runtime_checkable
+class QueueSortKey(Plugin, Protocol):
+    def sort_key(self, entry: Any) -> tuple:
+        """Not upstream's: a key that orders entries as :meth:`QueueSortPlugin.less` does, so the
+        queue sorts without a comparison per pair."""
+
+
+@runtime_checkable
+class BatchFilterScore(Plugin, Protocol):
+    def filter_and_score_all(self, state: CycleState, pod: Any, snapshot: Any, candidates: list[str]
+                             ) -> tuple[str | None, dict[str, Status]] | None:
+        """Not upstream's: Filter and Score of this plugin for ``pod`` over every candidate node at
+        once, with the verdicts, scores and choice (the first best, in node order) the node-by-node
+        methods give; None when it cannot for this snapshot. The runtime uses it when this plugin is
+        the only Filter plugin that does not sign and the only Score plugin, and scores unnormalized."""
+
+
+#: Extension point name -> the protocol a plugin enabled there must implement, in the order a pod meets them.
 EXTENSION_POINTS: dict[str, type] = {
     "PreEnqueue": PreEnqueuePlugin,
     "QueueSort": QueueSortPlugin,
+    "PlacementGenerate": PlacementGeneratePlugin,
+    "PlacementFeasible": PlacementFeasiblePlugin,
     "PreFilter": PreFilterPlugin,
     "Filter": FilterPlugin,
     "PostFilter": PostFilterPlugin,
+    "PreScore": PreScorePlugin,
     "Score": ScorePlugin,
+    "PlacementScore": PlacementScorePlugin,
+    "PodGroupPostFilter": PodGroupPostFilterPlugin,
     "Reserve": ReservePlugin,
     "Permit": PermitPlugin,
     "PreBind": PreBindPlugin,
     "Bind": BindPlugin,
-    "PlacementFeasible": PlacementFeasiblePlugin,
+    "PostBind": PostBindPlugin,
 }
 
 

@@ -88,3 +88,25 @@ class Status:
 
 
 _SUCCESS = Status()
+
+
+def _counted(reasons) -> str:
+    """Reasons as upstream's histogram renders them: ``<count> <reason>``, sorted, joined by ", "."""
+    histogram: dict[str, int] = {}
+    for reason in reasons:
+        histogram[reason] = histogram.get(reason, 0) + 1
+    return ", ".join(sorted(f"{count} {reason}" for reason, count in histogram.items()))
+
+
+def fit_error(total_nodes: int, statuses: dict[str, Status], pre_filter_msg: str = "") -> str:
+    """Upstream's FitError text: ``0/N nodes are available: <count reason>, ... .``, or with the
+    message of a PreFilter refusal in place of the histogram."""
+    if pre_filter_msg:
+        return f"0/{total_nodes} nodes are available: {pre_filter_msg}."
+    reasons = _counted(reason for status in statuses.values() for reason in status.reasons)
+    return f"0/{total_nodes} nodes are available" + (f": {reasons}." if reasons else ":")
+
+
+def preemption_error(total_nodes: int, reasons: dict[str, str]) -> str:
+    """What a failed preemption of a pod adds to its FitError: why each node was no candidate."""
+    return f"preemption: 0/{total_nodes} nodes are available: {_counted(reasons.values())}."

@@ -1,6 +1,7 @@
-"""FaultReserve: the fault profile's Reserve failures, the same as gangconf's kube-scheduler plugin.
+"""GangconfFaultReserve: the fault profile's Reserve failures, the same as gangconf's kube-scheduler plugin.
 
-Enabled only when the runner is given ``--fault-reserve-label KEY``. A pod labelled ``KEY`` fails
+Not an upstream plugin: gangconf's test-only fault hook, the same as controlplane/faultreserve.go
+(its kube-scheduler counterpart). Enabled only when the runner is given ``--fault-reserve-label KEY``. A pod labelled ``KEY`` fails
 Reserve as its value says:
 
 ``once``
@@ -19,7 +20,7 @@ import re
 from typing import Any
 
 from reference_scheduler.framework import Code, Status
-from reference_scheduler.framework.interface import CycleState
+from reference_scheduler.framework.cycle_state import CycleState
 from reference_scheduler.model import Pod
 
 NAME = "GangconfFaultReserve"

@@ -14,16 +14,20 @@ Permit then judge the whole tree from its root (a CompositePodGroup is satisfied
 ``minGroupCount`` of its children are, or one child for a basic one; a leaf when it has
 ``minCount`` members, or one for basic), and PlacementFeasible counts satisfied children.
 
-The plugin reads group state through a :class:`GroupHandle`, which the scheduler provides.
+Mirrors pkg/scheduler/framework/plugins/gangscheduling. The plugin reads group state through the
+handle's PodGroupManager and reaches the waiting pods and the queue through the handle.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, Protocol
+from typing import Any
 
+from reference_scheduler.features import Features
 from reference_scheduler.framework import Code, Status
+from reference_scheduler.framework.cycle_state import CycleState
+from reference_scheduler.framework.handle import Handle
 from reference_scheduler.framework.interface import ClusterEventWithHint
+from reference_scheduler.framework.types import PlacementProgress
 from reference_scheduler.model import Pod, PodGroup
 
 NAME = "GangScheduling"
@@ -56,114 +60,80 @@ def not_yet_satisfied(min_count: int, scheduled: int, remaining: int) -> str:
     return f"minCount ({min_count}) is not yet satisfied: {scheduled} scheduled, {remaining} remaining"
 
 
-@dataclasses.dataclass(frozen=True)
-class GroupState:
-    """What the scheduler knows of one PodGroup's members right now."""
-
-    all_pods: int
-    #: Members assumed (placed in this scheduler's memory, not yet bound) or bound.
-    scheduled: int
-    assumed: tuple[Pod, ...] = ()
-    unscheduled: tuple[Pod, ...] = ()
-
-
-class GroupHandle(Protocol):
-    def pod_group(self, namespace: str, name: str) -> PodGroup | None: ...
-
-    def group_state(self, namespace: str, name: str) -> GroupState: ...
-
-    def activate(self, pods: tuple[Pod, ...]) -> None: ...
-
-    def allow_waiting(self, pod: Pod, plugin: str) -> None: ...
-
-    # The hierarchy (CompositePodGroup on); ``hierarchies`` False means none of these is called.
-    hierarchies: bool
-
-    def root_of(self, group: PodGroup) -> str | None:
-        """Key of the tree's root CompositePodGroup, or None when a CompositePodGroup on the way is missing."""
-
-    def tree_ready(self, root_key: str, count: str) -> bool:
-        """Whether the tree meets its quorum, counting each leaf's ``all`` members or ``scheduled`` ones."""
-
-    def tree_state(self, root_key: str) -> GroupState:
-        """The members of every leaf of the tree, together."""
-
-    def in_tree(self, root_key: str, group_key: str) -> bool:
-        """Whether a PodGroup or CompositePodGroup key belongs to the tree under ``root_key``."""
-
-
-@dataclasses.dataclass(frozen=True)
-class PlacementProgress:
-    scheduled: int
-    remaining: int
-
-
 class GangScheduling:
     name = NAME
 
-    def __init__(self, handle: GroupHandle):
+    def __init__(self, handle: Handle, features: Features):
         self.handle = handle
+        self.groups = handle.pod_group_manager
+        #: CompositePodGroup: a PodGroup with a parent is judged with its whole tree.
+        self.hierarchies = features.composite_pod_group
 
     def pre_enqueue(self, pod: Pod) -> Status:
         if pod.pod_group is None:
             return Status.success()
-        group = self.handle.pod_group(pod.namespace, pod.pod_group)
+        group = self.groups.pod_group(pod.namespace, pod.pod_group)
         if group is None:
             return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, waiting_for_pod_group(pod.pod_group), plugin=NAME)
-        if group.parent and self.handle.hierarchies:
-            root = self.handle.root_of(group)
+        if group.parent and self.hierarchies:
+            root = self.groups.root_of(group)
             if root is None:
                 return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, missing_composite(group.namespace, group.parent),
                                  plugin=NAME)
-            if not self.handle.tree_ready(root, "all"):
+            if not self.groups.tree_ready(root, "all"):
                 return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, waiting_for_tree(root.split("/", 1)[1]),
                                  plugin=NAME)
             return Status.success()
         if not group.is_gang:
             return Status.success()
-        if self.handle.group_state(pod.namespace, pod.pod_group).all_pods < group.min_count:
+        if self.groups.state(pod.namespace, pod.pod_group).all_pods < group.min_count:
             return Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, WAITING_FOR_QUORUM, plugin=NAME)
         return Status.success()
 
-    def placement_feasible(self, state: Any, group: Any, scheduled: int, remaining: int) -> Status:
+    def placement_feasible(self, state: CycleState, group: Any, progress: PlacementProgress) -> Status:
         """``group`` is a PodGroup (counting pods) or a CompositePodGroup (counting satisfied children)."""
-        quorum = group.quorum
+        quorum, scheduled, remaining = group.quorum, progress.scheduled, progress.remaining
         if scheduled + remaining < quorum:
             return Status.of(Code.UNSCHEDULABLE, cannot_be_satisfied(quorum, scheduled, remaining), plugin=NAME)
         if scheduled < quorum:
             return Status.of(Code.WAIT, not_yet_satisfied(quorum, scheduled, remaining), plugin=NAME)
         return Status.success()
 
-    def permit(self, state: Any, pod: Pod, node_name: str) -> tuple[Status, float]:
+    def permit(self, state: CycleState, pod: Pod, node_name: str) -> tuple[Status, float]:
         if pod.pod_group is None:
             return Status.success(), 0
-        group = self.handle.pod_group(pod.namespace, pod.pod_group)
+        group = self.groups.pod_group(pod.namespace, pod.pod_group)
         if group is None:
             return Status.as_error(f"failed to get podGroup {pod.namespace}/{pod.pod_group}: not found",
                                    plugin=NAME), 0
-        if group.parent and self.handle.hierarchies:
+        if group.parent and self.hierarchies:
             return self._permit_in_tree(group)
         if not group.is_gang:
             return Status.success(), 0
-        members = self.handle.group_state(pod.namespace, pod.pod_group)
+        members = self.groups.state(pod.namespace, pod.pod_group)
         if members.scheduled < group.min_count:
             self.handle.activate(members.unscheduled)
             return Status.of(Code.WAIT, WAITING_AT_PERMIT, plugin=NAME), PERMIT_TIMEOUT_SECONDS
-        for waiting in members.assumed:
-            self.handle.allow_waiting(waiting, NAME)
+        self._allow(members.assumed)
         return Status.success(), 0
 
     def _permit_in_tree(self, group: PodGroup) -> tuple[Status, float]:
-        root = self.handle.root_of(group)
+        root = self.groups.root_of(group)
         if root is None:
             return Status.as_error(missing_composite(group.namespace, group.parent), plugin=NAME), 0
-        members = self.handle.tree_state(root)
-        if not self.handle.tree_ready(root, "scheduled"):
+        members = self.groups.tree_state(root)
+        if not self.groups.tree_ready(root, "scheduled"):
             self.handle.activate(members.unscheduled)
             return Status.of(Code.WAIT, waiting_for_tree(root.split("/", 1)[1]), plugin=NAME), PERMIT_TIMEOUT_SECONDS
-        for waiting in members.assumed:
-            self.handle.allow_waiting(waiting, NAME)
+        self._allow(members.assumed)
         return Status.success(), 0
+
+    def _allow(self, pods: tuple[Pod, ...]) -> None:
+        """The quorum is met: let the members waiting at Permit go on (the pod asking is not waiting yet)."""
+        for pod in pods:
+            waiting = self.handle.get_waiting_pod(pod)
+            if waiting is not None:
+                waiting.allow(NAME)
 
     def _same_hierarchy(self, pod: Pod, group_key: str | None) -> bool:
         """Whether ``group_key`` (a PodGroup's or CompositePodGroup's) is the pod's group or, with
@@ -172,16 +142,16 @@ class GangScheduling:
             return False
         if group_key == pod.group_key:
             return True
-        if not self.handle.hierarchies:
+        if not self.hierarchies:
             return False
-        mine = self.handle.pod_group(pod.namespace, pod.pod_group)
+        mine = self.groups.pod_group(pod.namespace, pod.pod_group)
         if mine is None or not mine.parent:
             return False
-        root = self.handle.root_of(mine)
+        root = self.groups.root_of(mine)
         if root is None:
             # The tree is incomplete: any object naming a CompositePodGroup on the way may complete it.
             return True
-        return group_key == root or self.handle.in_tree(root, group_key)
+        return group_key == root or self.groups.in_tree(root, group_key)
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         def same_group(pod: Pod, old: Any, new: Any) -> bool:

@@ -31,7 +31,7 @@ def main(argv: list[str]) -> int:
     mutant = mutants.MUTANTS[argv[0]]
     mutant.apply()
     print(f"TEST-ONLY MUTANT {mutant.name}: {mutant.bug}", file=sys.stderr, flush=True)
-    from reference_scheduler.runner import main as run
+    from reference_scheduler.runner.main import main as run
 
     return run(argv[1:])
 

@@ -1,8 +1,9 @@
 """Deliberately broken variants (mutants) of the reference scheduler, for the mutation check.
 
 Each :class:`Mutant` names one bug a gang scheduler could plausibly have, applies it by
-replacing one function or method of ``reference_scheduler`` in the current process (the
-package itself holds no mutation code), and declares its *killers*: the conformance checks
+replacing, in the current process, one public seam of ``reference_scheduler`` (a plugin in the
+in-tree registry, a method of a backend object or a cycle, a function of the preemption
+evaluator; the package itself holds no mutation code), and declares its *killers*: the conformance checks
 that must notice it. ``tests/test_mutation.py`` runs each mutant's killers against a
 reference scheduler started through ``launch.py`` and requires at least one of them to fail.
 
@@ -71,52 +72,77 @@ def _replace(owner: Any, attr: str, make: Callable[[Any], Any]) -> None:
     setattr(owner, attr, make(original))
 
 
+def _wrap_plugin(name: str, method: str, make: Callable[[Callable, Any], Callable]) -> None:
+    """Replace the in-tree plugin ``name`` in the registry with one whose extension-point method
+    ``method`` is ``make(original, handle)`` (``original`` bound to the plugin the registry built).
+
+    Whatever class the registry builds under that name is mutated, and the mutant fails to apply
+    (not silently) if the scheduler no longer enables a plugin of that name with that method.
+    """
+    from reference_scheduler import FEATURES, Scheduler, SimClock
+    from reference_scheduler.plugins import registry
+
+    build = registry.IN_TREE[name]
+
+    def factory(args, handle, features):
+        plugin = build(args, handle, features)
+        setattr(plugin, method, make(getattr(plugin, method), handle))
+        return plugin
+
+    registry.IN_TREE[name] = factory
+    plugin = Scheduler("mutant-check", SimClock(), writer=None, features=FEATURES).framework.profile.plugins.get(name)
+    if plugin is None or method not in vars(plugin):
+        raise LookupError(f"the reference scheduler enables no plugin {name} with {method}()")
+
+
 # -- the mutants -----------------------------------------------------------------------------------
-# Each applies one bug, imports inside so that ``launch.py --list`` needs no reference scheduler.
+# Each applies one bug at a public seam of the reference scheduler: a plugin replaced in the
+# registry, a method of a backend object or of a cycle, a function of the preemption evaluator.
+# Imports are inside, so that ``launch.py --list`` needs no reference scheduler.
 
 
 def _no_quorum_gate() -> None:
-    from reference_scheduler.framework import Status
+    from reference_scheduler import Status
     from reference_scheduler.plugins import gangscheduling as gang
 
-    def make(original):
-        def pre_enqueue(self, pod):
-            status = original(self, pod)
+    def make(original, handle):
+        def pre_enqueue(pod):
+            status = original(pod)
             return Status.success() if status.message() == gang.WAITING_FOR_QUORUM else status
         return pre_enqueue
 
-    _replace(gang.GangScheduling, "pre_enqueue", make)
+    _wrap_plugin(gang.NAME, "pre_enqueue", make)
 
 
 def _placement_never_ends_early() -> None:
-    from reference_scheduler.framework import Code, Status
+    from reference_scheduler import Code, Status
     from reference_scheduler.plugins import gangscheduling as gang
 
-    def make(original):
-        def placement_feasible(self, state, group, scheduled, remaining):
-            status = original(self, state, group, scheduled, remaining)
+    def make(original, handle):
+        def placement_feasible(state, group, progress):
+            status = original(state, group, progress)
             # "cannot be satisfied" demoted to Wait: the cycle goes on to the last member, and the
             # Wait left at the end still fails the group, with the same message.
             return Status.of(Code.WAIT, *status.reasons, plugin=status.plugin) \
                 if status.code is Code.UNSCHEDULABLE else status
         return placement_feasible
 
-    _replace(gang.GangScheduling, "placement_feasible", make)
+    _wrap_plugin(gang.NAME, "placement_feasible", make)
 
 
 def _min_count_decrease_ignored() -> None:
     from reference_scheduler.plugins import gangscheduling as gang
 
-    def make(original):
-        def events_to_register(self):
-            return [e for e in original(self) if (e.resource, e.action) != ("PodGroup", "Update")]
+    def make(original, handle):
+        def events_to_register():
+            return [e for e in original() if (e.resource, e.action) != ("PodGroup", "Update")]
         return events_to_register
 
-    _replace(gang.GangScheduling, "events_to_register", make)
+    _wrap_plugin(gang.NAME, "events_to_register", make)
 
 
 def _disruption_mode_ignored() -> None:
-    from reference_scheduler.plugins import preemption
+    from reference_scheduler.framework import preemption
 
     def make(original):
         def victim_units(bound, groups):
@@ -127,7 +153,7 @@ def _disruption_mode_ignored() -> None:
 
 
 def _victims_by_pod_priority() -> None:
-    from reference_scheduler.plugins import preemption
+    from reference_scheduler.framework import preemption
 
     def make(original):
         def victim_units(bound, groups):
@@ -139,107 +165,110 @@ def _victims_by_pod_priority() -> None:
 
 
 def _condition_not_terminal() -> None:
-    from reference_scheduler import scheduler as core
+    from reference_scheduler.schedule_one_podgroup import PodGroupCycle
 
     def make(original):
-        def _set_group_condition(self, group, status, reason, message):
-            current = self.groups.get(group.key, group)
+        def update_pod_group_condition(self, group, status, reason, message):
+            groups = self.sched.cache.groups
+            current = groups.get(group.key, group)
             if current.initially_scheduled and not status:
                 # Forget that it was True, so the original writes the failure over it.
-                current = self.groups[group.key] = dataclasses.replace(current, initially_scheduled=False)
+                current = groups[group.key] = dataclasses.replace(current, initially_scheduled=False)
             return original(self, current, status, reason, message)
-        return _set_group_condition
+        return update_pod_group_condition
 
-    _replace(core.Scheduler, "_set_group_condition", make)
+    _replace(PodGroupCycle, "update_pod_group_condition", make)
 
 
 def _ignore_validation(prefix: str) -> Callable[[], None]:
     def apply() -> None:
-        from reference_scheduler import scheduler as core
+        from reference_scheduler.schedule_one_podgroup import PodGroupCycle
 
         def make(original):
-            def _validate_group(self, group, pods):
+            def validate_pod_group(self, group, pods):
                 error = original(self, group, pods)
                 return None if error is not None and error.startswith(prefix) else error
-            return _validate_group
+            return validate_pod_group
 
-        _replace(core.Scheduler, "_validate_group", make)
+        _replace(PodGroupCycle, "validate_pod_group", make)
     return apply
 
 
 def _missing_podgroup_not_held() -> None:
-    from reference_scheduler import scheduler as core
-    from reference_scheduler.framework import Status
-    from reference_scheduler.model import PodGroup
+    from reference_scheduler import Status
+    from reference_scheduler import PodGroup
     from reference_scheduler.plugins import gangscheduling as gang
+    from reference_scheduler.schedule_one_podgroup import PodGroupCycle
 
-    def make_gate(original):
-        def pre_enqueue(self, pod):
-            if pod.pod_group is not None and self.handle.pod_group(pod.namespace, pod.pod_group) is None:
+    def make_gate(original, handle):
+        def pre_enqueue(pod):
+            if pod.pod_group is not None and handle.pod_group_manager.pod_group(pod.namespace, pod.pod_group) is None:
                 return Status.success()
-            return original(self, pod)
+            return original(pod)
         return pre_enqueue
 
     def make_cycle(original):
-        def _group_cycle(self, entity):
-            key = entity.key[len("group:"):]
-            if key in self.groups:
+        def schedule_one_pod_group(self, entity):
+            groups = self.sched.cache.groups
+            key = entity.key.key
+            if key in groups:
                 return original(self, entity)
             # Schedule the members as a basic group of their own, as if the PodGroup did not matter.
-            namespace, name = key.split("/", 1)
-            self.groups[key] = PodGroup(namespace, name)
+            groups[key] = PodGroup(entity.key.namespace, entity.key.name)
             try:
                 return original(self, entity)
             finally:
-                self.groups.pop(key, None)
-        return _group_cycle
+                groups.pop(key, None)
+        return schedule_one_pod_group
 
-    _replace(gang.GangScheduling, "pre_enqueue", make_gate)
-    _replace(core.Scheduler, "_group_cycle", make_cycle)
+    _wrap_plugin(gang.NAME, "pre_enqueue", make_gate)
+    _replace(PodGroupCycle, "schedule_one_pod_group", make_cycle)
 
 
 def _gate_holds_only_its_pod() -> None:
-    from reference_scheduler import scheduler as core
+    from reference_scheduler.backend.queue import SchedulingQueue
 
     def make(original):
-        def _pending_of(self, entity_key):
+        def pending_members(self, key):
             # A gated member simply sits out the cycle; the group's other members go ahead.
-            return [p for p in original(self, entity_key) if not p.scheduling_gates]
-        return _pending_of
+            return [p for p in original(self, key) if not p.scheduling_gates]
+        return pending_members
 
-    _replace(core.Scheduler, "_pending_of", make)
+    _replace(SchedulingQueue, "pending_members", make)
 
 
 def _basic_group_is_all_or_nothing() -> None:
-    from reference_scheduler import scheduler as core
-    from reference_scheduler.framework import Code, Status
+    from reference_scheduler import Code, Status
     from reference_scheduler.plugins import gangscheduling as gang
+    from reference_scheduler.schedule_one_podgroup import (
+        POD_GROUP_UNSCHEDULABLE, PodGroupAlgorithmResult, PodGroupAlgorithms)
 
     def make(original):
-        def _place_default(self, group, pods, snapshot, allowed):
-            outcome = original(self, group, pods, snapshot, allowed)
-            if group.is_gang or not outcome.status.ok or not outcome.misfits:
-                return outcome
+        def pod_group_default_algorithm(self, state, group, pods, snapshot, allowed):
+            result = original(self, state, group, pods, snapshot, allowed)
+            if group.is_gang or not result.status.ok or not result.misfits:
+                return result
             # A basic group judged as a gang of all its pending members.
-            failed = Status.of(Code.UNSCHEDULABLE, gang.cannot_be_satisfied(len(pods), len(outcome.placed), 0),
+            failed = Status.of(Code.UNSCHEDULABLE, gang.cannot_be_satisfied(len(pods), len(result.placed), 0),
                                plugin=gang.NAME)
-            return core._Outcome(failed, misfits=outcome.misfits, tried=outcome.tried,
-                                 error=core.POD_GROUP_UNSCHEDULABLE)
-        return _place_default
+            return PodGroupAlgorithmResult(failed.with_error(POD_GROUP_UNSCHEDULABLE), misfits=result.misfits,
+                                           tried=result.tried)
+        return pod_group_default_algorithm
 
-    _replace(core.Scheduler, "_place_default", make)
+    _replace(PodGroupAlgorithms, "pod_group_default_algorithm", make)
 
 
 def _no_retry_without_an_event() -> None:
-    from reference_scheduler import scheduler as core
+    from reference_scheduler.backend.queue import SchedulingQueue
 
     def make(original):
-        def _back_off(self, entity, *args, **kwargs):
-            # Parked like an unschedulable single pod: only a cluster event (or 5 minutes) wakes it.
-            self._park(entity)
-        return _back_off
+        def back_off(self, entity, *args, **kwargs):
+            # Into the unschedulable pool like a single pod that does not fit: only a cluster event
+            # (or 5 minutes) brings it back.
+            self.add_unschedulable(entity)
+        return back_off
 
-    _replace(core.Scheduler, "_back_off", make)
+    _replace(SchedulingQueue, "back_off", make)
 
 
 _SCHEDULER_NAME_ERROR = "all pods in a single pod group should have the same .spec.schedulerName"

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from reference_scheduler.clock import SimClock
-from reference_scheduler.framework import Status
-from reference_scheduler.model import CompositePodGroup, Node, Pod, PodGroup, Resources
-from reference_scheduler.scheduler import Scheduler
+from reference_scheduler import CompositePodGroup, Node, Pod, PodGroup, Resources, Scheduler, SimClock, Status
+from reference_scheduler.framework.registry import ProfileConfig, Registry
+from reference_scheduler.framework.types import EntityKey
 
 NAME = "gangconf-reference"
 
@@ -16,7 +15,8 @@ class Cluster:
     """A fake API server for the core: binds are applied back as informer updates, writes recorded."""
 
     def __init__(self, features: frozenset[str] = frozenset(), fault_reserve_label: str | None = None,
-                 also_serve: tuple[str, ...] = ()) -> None:
+                 also_serve: tuple[str, ...] = (), registry: Registry | None = None,
+                 profile: ProfileConfig | None = None) -> None:
         self.clock = SimClock()
         self.binds: list[tuple[str, str]] = []
         self.conditions: dict[str, tuple[str, str]] = {}  # pod -> (reason, message)
@@ -26,7 +26,7 @@ class Cluster:
         self.victim_nodes: list[tuple[str, str]] = []  # (victim, the node it was evicted from)
         self.nominations: dict[str, str] = {}
         self.scheduler = Scheduler(NAME, self.clock, self, features=features, fault_reserve_label=fault_reserve_label,
-                                   also_serve=also_serve)
+                                   also_serve=also_serve, registry=registry, profile=profile)
 
     # Writer
     def bind(self, pod: Pod, node: str) -> Status:
@@ -88,6 +88,14 @@ class Cluster:
                   pod_group=group, created=kw.pop("created", f"{self.clock.now():020.6f}-{name}"), **kw)
         self.scheduler.on_pod(pod, pod.key)
         return pod
+
+    def entity(self, group: str):
+        """The queue's entry of PodGroup ``ns/<group>``."""
+        return self.scheduler.queue.get(EntityKey.pod_group(f"ns/{group}"))
+
+    def waiting(self) -> set[str]:
+        """The keys of the pods held at Permit."""
+        return set(self.scheduler.waiting_pods)
 
     def bound(self, prefix: str = "") -> list[str]:
         return [p for p, _ in self.binds if p.startswith(prefix)]

@@ -11,14 +11,15 @@ import dataclasses
 import pytest
 from fakes import Cluster
 
-from reference_scheduler.framework import Code
-from reference_scheduler.framework.interface import HAND_OVER, TRIAL
-from reference_scheduler.model import Pod
+from reference_scheduler import Code, Pod
+from reference_scheduler.framework.cycle_state import CycleState
 from reference_scheduler.plugins import fault
 from reference_scheduler.plugins.gangscheduling import PERMIT_TIMEOUT_SECONDS
-from reference_scheduler.scheduler import permit_timeout_message
+from reference_scheduler.framework.waiting_pods import permit_timeout_message
 
 LABEL = "fault.gangconf.io/reserve"
+#: A trial Reserve of the pod-group algorithm, and the Reserve of a pod handed over to binding.
+TRIAL, HAND_OVER = CycleState(pod_group_cycle_state=CycleState()), CycleState()
 TIMEOUT = "0/1 nodes are available: 1 rejected due to timeout after waiting 5m0s at plugin GangScheduling."
 
 
@@ -76,8 +77,8 @@ def test_an_unknown_mode_is_an_error_naming_the_two():
 
 
 def test_the_plugin_is_enabled_only_with_a_label():
-    assert [p.name for p in Cluster().scheduler.profile.at("Reserve")] == []
-    assert [p.name for p in Cluster(fault_reserve_label=LABEL).scheduler.profile.at("Reserve")] == [fault.NAME]
+    assert [p.name for p in Cluster().scheduler.framework.profile.at("Reserve")] == []
+    assert [p.name for p in Cluster(fault_reserve_label=LABEL).scheduler.framework.profile.at("Reserve")] == [fault.NAME]
     with pytest.raises(ValueError, match="is not a label key"):
         Cluster(fault_reserve_label="not a key")
 
@@ -97,19 +98,19 @@ def test_permit_002_a_member_that_fails_its_hand_over_is_retried_at_once_and_com
     assert sorted(cluster.bound("g-")) == ["g-0", "g-1", "g-2"]
     assert cluster.conditions == {"g-1": ("Unschedulable", failure("once"))}
     assert cluster.group_conditions["g"] == [(True, "Scheduled", "")]
-    assert cluster.nominations == {} and cluster.scheduler.waiting == {}
+    assert cluster.nominations == {} and cluster.waiting() == set()
 
 
 def test_permit_001_members_wait_nominated_and_unbound_until_the_fault_is_lifted(cluster):
     faulty = gang_with_a_faulty_member(cluster, "always")
     cluster.run()
     assert cluster.binds == []
-    assert set(cluster.scheduler.waiting) == {"ns/g-0", "ns/g-2"}
+    assert cluster.waiting() == {"ns/g-0", "ns/g-2"}
     assert set(cluster.nominations) == {"g-0", "g-2"}
     assert cluster.conditions == {"g-1": ("Unschedulable", failure("always"))}
     cluster.clock.advance(60)
     cluster.run()  # the faulty member's retries now fail in the algorithm's trial, with backoff
-    assert cluster.binds == [] and set(cluster.scheduler.waiting) == {"ns/g-0", "ns/g-2"}
+    assert cluster.binds == [] and cluster.waiting() == {"ns/g-0", "ns/g-2"}
     assert cluster.group_conditions["g"] == [(True, "Scheduled", "")], "True is terminal (GANG-COND-001)"
 
     cluster.scheduler.on_pod(dataclasses.replace(faulty, labels=()), faulty.key)
@@ -124,11 +125,11 @@ def test_permit_003_waiting_members_are_rejected_after_exactly_five_minutes(clus
     cluster.run()
     cluster.clock.advance(PERMIT_TIMEOUT_SECONDS - 0.001)
     cluster.run()
-    assert cluster.binds == [] and len(cluster.scheduler.waiting) == 2
+    assert cluster.binds == [] and len(cluster.waiting()) == 2
     cluster.clock.advance(0.001)
     assert cluster.conditions["g-0"] == ("Unschedulable", TIMEOUT)
     assert cluster.conditions["g-2"] == ("Unschedulable", TIMEOUT)
-    assert cluster.scheduler.waiting == {} and cluster.scheduler.assumed == {}
+    assert cluster.waiting() == set() and cluster.scheduler.cache.assumed == {}
     assert cluster.nominations == {}, "a rejected member is no longer nominated"
     cluster.clock.advance(600)
     cluster.run()
@@ -145,7 +146,7 @@ def test_activate_001_after_the_timeout_too_few_members_are_held_by_the_quorum_g
     cluster.clock.advance(60)
     cluster.run()
     assert cluster.conditions == writes and cluster.binds == [], "2 of minCount 3: gated, never tried again"
-    assert cluster.scheduler.entities["group:ns/g"].gated_by == "GangScheduling"
+    assert cluster.entity("g").gated_by == "GangScheduling"
     cluster.pod("g-3", group="g")
     cluster.run()
     assert sorted(cluster.bound("g-")) == ["g-0", "g-2", "g-3"]
@@ -156,7 +157,7 @@ def test_a_pod_without_a_group_that_always_fails_reserve_is_backed_off_not_bound
     cluster.pod("solo", labels=((LABEL, "always"),))
     cluster.run()
     assert cluster.binds == [] and cluster.conditions["solo"] == ("Unschedulable", failure("always"))
-    assert cluster.scheduler.assumed == {}
+    assert cluster.scheduler.cache.assumed == {}
     cluster.clock.advance(30)
     cluster.run()
     assert cluster.binds == []

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from reference_scheduler.clock import SimClock
+from reference_scheduler import SimClock
 from reference_scheduler.framework import EXTENSION_POINTS, Code, PluginValidationError, Registry, Status
+from reference_scheduler.framework.registry import ProfileConfig
 from reference_scheduler.framework.interface import missing_methods
 
 
@@ -38,25 +39,25 @@ class ReserveWithoutUnreserve:
 
 def test_registry_refuses_a_duplicate_name():
     registry = Registry()
-    registry.register("FilterOnly", lambda args: FilterOnly())
+    registry.register("FilterOnly", lambda args, handle, features: FilterOnly())
     with pytest.raises(PluginValidationError, match="a plugin named FilterOnly already exists"):
-        registry.register("FilterOnly", lambda args: FilterOnly())
+        registry.register("FilterOnly", lambda args, handle, features: FilterOnly())
 
 
 def test_profile_checks_each_plugin_against_the_points_it_is_enabled_at():
     registry = Registry()
-    registry.register("FilterOnly", lambda args: FilterOnly())
-    registry.register("Half", lambda args: ReserveWithoutUnreserve())
-    profile = registry.build_profile("default-scheduler", {"Filter": ["FilterOnly"]})
+    registry.register("FilterOnly", lambda args, handle, features: FilterOnly())
+    registry.register("Half", lambda args, handle, features: ReserveWithoutUnreserve())
+    profile = registry.build_profile("default-scheduler", ProfileConfig({"Filter": ["FilterOnly"]}))
     assert [p.name for p in profile.at("Filter")] == ["FilterOnly"]
     with pytest.raises(PluginValidationError, match="plugin FilterOnly is enabled at Score but does not implement score"):
-        registry.build_profile("p", {"Score": ["FilterOnly"]})
+        registry.build_profile("p", ProfileConfig({"Score": ["FilterOnly"]}))
     with pytest.raises(PluginValidationError, match="plugin Half is enabled at Reserve but does not implement unreserve"):
-        registry.build_profile("p", {"Reserve": ["Half"]})
+        registry.build_profile("p", ProfileConfig({"Reserve": ["Half"]}))
     with pytest.raises(PluginValidationError, match="is not registered"):
-        registry.build_profile("p", {"Filter": ["Nope"]})
+        registry.build_profile("p", ProfileConfig({"Filter": ["Nope"]}))
     with pytest.raises(PluginValidationError, match="unknown extension points"):
-        registry.build_profile("p", {"Filtre": ["FilterOnly"]})
+        registry.build_profile("p", ProfileConfig({"Filtre": ["FilterOnly"]}))
 
 
 def test_every_extension_point_names_at_least_one_method():

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from fakes import Cluster
 
-from reference_scheduler.model import PodGroup
+from reference_scheduler import PodGroup
 
 
 @pytest.fixture
@@ -17,7 +17,7 @@ def cluster() -> Cluster:
 
 
 def _set_min_count(cluster: Cluster, name: str, min_count: int) -> None:
-    group = cluster.scheduler.groups[f"ns/{name}"]
+    group = cluster.scheduler.cache.groups[f"ns/{name}"]
     cluster.scheduler.on_pod_group(dataclasses.replace(group, min_count=min_count), group.key)
 
 

@@ -6,12 +6,21 @@ import dataclasses
 
 import pytest
 
-from reference_scheduler.framework import Code, Registry
+from reference_scheduler.backend.pod_group_state import GroupState
+from reference_scheduler.features import Features
+from reference_scheduler import Code
+from reference_scheduler.framework.cycle_state import CycleState
+from reference_scheduler.framework.types import PlacementProgress
 from reference_scheduler.model import Node, Pod, PodGroup, Resources, Taint, Toleration
-from reference_scheduler.nodeinfo import NodeInfo
+from reference_scheduler.backend.snapshot import NodeInfo
 from reference_scheduler.plugins import gangscheduling as gs
-from reference_scheduler.plugins.basic import (
-    NodeAffinity, NodeName, NodeResourcesFit, PrioritySort, SchedulingGates, TaintToleration)
+from reference_scheduler.plugins.nodeaffinity import NodeAffinity
+from reference_scheduler.plugins.nodename import NodeName
+from reference_scheduler.plugins.noderesources import NodeResourcesFit
+from reference_scheduler.plugins.queuesort import PrioritySort
+from reference_scheduler.plugins.registry import in_tree_profile, in_tree_registry
+from reference_scheduler.plugins.schedulinggates import SchedulingGates
+from reference_scheduler.plugins.tainttoleration import TaintToleration
 
 
 def node(name="n1", cpu="4", memory="8Gi", pods="10", gpus=0, labels=None, taints=()) -> NodeInfo:
@@ -104,35 +113,54 @@ def test_priority_sort_orders_by_priority_then_time():
 
 
 class FakeGroups:
-    def __init__(self, groups: dict[str, PodGroup], states: dict[str, gs.GroupState]):
+    """The handle's PodGroupManager, as a table."""
+
+    def __init__(self, groups: dict[str, PodGroup], states: dict[str, GroupState]):
         self.groups, self.states = groups, states
-        self.activated: list[Pod] = []
-        self.allowed: list[str] = []
 
     def pod_group(self, namespace, name):
         return self.groups.get(name)
 
-    def group_state(self, namespace, name):
-        return self.states.get(name, gs.GroupState(0, 0))
+    def state(self, namespace, name):
+        return self.states.get(name, GroupState(0, 0))
+
+
+class FakeHandle:
+    """The parts of the Handle GangScheduling uses: the groups, the activator, the waiting pods."""
+
+    def __init__(self, groups: dict[str, PodGroup], states: dict[str, GroupState]):
+        self.pod_group_manager = FakeGroups(groups, states)
+        self.states = states
+        self.activated: list[Pod] = []
+        self.allowed: list[str] = []
 
     def activate(self, pods):
         self.activated.extend(pods)
 
-    def allow_waiting(self, pod, plugin):
-        self.allowed.append(pod.name)
+    def get_waiting_pod(self, pod):
+        handle = self
+
+        class Waiting:
+            def allow(self, plugin):
+                handle.allowed.append(pod.name)
+        return Waiting()
+
+
+def gang(handle: FakeHandle) -> gs.GangScheduling:
+    return gs.GangScheduling(handle, Features())
 
 
 def test_gang_pre_enqueue_gates_until_the_podgroup_and_quorum_exist():
-    handle = FakeGroups({"g": PodGroup("ns", "g", min_count=3), "b": PodGroup("ns", "b")},
-                        {"g": gs.GroupState(all_pods=2, scheduled=0)})
-    plugin = gs.GangScheduling(handle)
+    handle = FakeHandle({"g": PodGroup("ns", "g", min_count=3), "b": PodGroup("ns", "b")},
+                        {"g": GroupState(all_pods=2, scheduled=0)})
+    plugin = gang(handle)
     assert plugin.pre_enqueue(pod()).ok  # not in a group
     missing = plugin.pre_enqueue(pod(group="nope"))
     assert missing.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
     assert missing.message() == 'waiting for pods\'s pod group "nope" to appear in scheduling queue'
     assert plugin.pre_enqueue(pod(group="g")).message() == gs.WAITING_FOR_QUORUM
     assert plugin.pre_enqueue(pod(group="b")).ok  # basic: no quorum
-    handle.states["g"] = gs.GroupState(all_pods=3, scheduled=1)
+    handle.states["g"] = GroupState(all_pods=3, scheduled=1)
     assert plugin.pre_enqueue(pod(group="g")).ok
 
 
@@ -147,26 +175,26 @@ def test_gang_pre_enqueue_gates_until_the_podgroup_and_quorum_exist():
     ids=["cannot", "not-yet", "satisfied", "basic-none"],
 )
 def test_gang_placement_feasible(min_count, scheduled, remaining, code, message):
-    status = gs.GangScheduling(FakeGroups({}, {})).placement_feasible(
-        None, PodGroup("ns", "g", min_count=min_count), scheduled, remaining)
+    status = gang(FakeHandle({}, {})).placement_feasible(
+        CycleState(), PodGroup("ns", "g", min_count=min_count), PlacementProgress(scheduled, remaining))
     assert status.code == code and status.message() == message
 
 
 def test_gang_permit_waits_five_minutes_then_the_last_member_allows_the_rest():
     waiting = (pod("a", group="g"), pod("b", group="g"))
-    handle = FakeGroups({"g": PodGroup("ns", "g", min_count=3)},
-                        {"g": gs.GroupState(all_pods=3, scheduled=2, assumed=waiting, unscheduled=(pod("c", group="g"),))})
-    plugin = gs.GangScheduling(handle)
-    status, timeout = plugin.permit(None, pod("b", group="g"), "n1")
+    handle = FakeHandle({"g": PodGroup("ns", "g", min_count=3)},
+                        {"g": GroupState(all_pods=3, scheduled=2, assumed=waiting, unscheduled=(pod("c", group="g"),))})
+    plugin = gang(handle)
+    status, timeout = plugin.permit(CycleState(), pod("b", group="g"), "n1")
     assert status.code == Code.WAIT and status.message() == gs.WAITING_AT_PERMIT and timeout == 300
     assert [p.name for p in handle.activated] == ["c"]
-    handle.states["g"] = gs.GroupState(all_pods=3, scheduled=3, assumed=waiting + (pod("c", group="g"),))
-    status, timeout = plugin.permit(None, pod("c", group="g"), "n1")
+    handle.states["g"] = GroupState(all_pods=3, scheduled=3, assumed=waiting + (pod("c", group="g"),))
+    status, timeout = plugin.permit(CycleState(), pod("c", group="g"), "n1")
     assert status.ok and timeout == 0 and handle.allowed == ["a", "b", "c"]
 
 
 def test_gang_requeue_hint_queues_only_on_a_min_count_decrease():
-    plugin = gs.GangScheduling(FakeGroups({}, {}))
+    plugin = gang(FakeHandle({}, {}))
     hint = next(e.hint for e in plugin.events_to_register() if (e.resource, e.action) == ("PodGroup", "Update"))
     member = pod(group="g")
     assert hint(member, PodGroup("ns", "g", min_count=4), PodGroup("ns", "g", min_count=3))
@@ -175,18 +203,12 @@ def test_gang_requeue_hint_queues_only_on_a_min_count_decrease():
     assert not hint(member, PodGroup("ns", "h", min_count=4), PodGroup("ns", "h", min_count=1))
 
 
-def test_every_plugin_implements_the_points_it_is_listed_under():
-    registry = Registry()
-    handle = FakeGroups({}, {})
-    for cls in (NodeResourcesFit, TaintToleration, NodeAffinity, NodeName, SchedulingGates, PrioritySort):
-        registry.register(cls.NAME, lambda args, cls=cls: cls())
-    registry.register(gs.NAME, lambda args: gs.GangScheduling(handle))
-    profile = registry.build_profile("default-scheduler", {
-        "PreEnqueue": ["SchedulingGates", gs.NAME],
-        "QueueSort": ["PrioritySort"],
-        "Filter": ["NodeResourcesFit", "TaintToleration", "NodeAffinity", "NodeName"],
-        "Score": ["NodeResourcesFit"],
-        "Permit": [gs.NAME],
-        "PlacementFeasible": [gs.NAME],
-    })
+def test_the_in_tree_profile_builds_with_every_gate_on():
+    """The one in-tree profile (the scheduler's): each plugin implements the points it is listed
+    under (the registry checks it), and there is one instance per plugin."""
+    features = Features(topology_aware_workload_scheduling=True, composite_pod_group=True,
+                        pod_group_preemption_policy=True)
+    profile = in_tree_registry().build_profile(
+        "default-scheduler", in_tree_profile(features, "example.com/fault"), handle=FakeHandle({}, {}), features=features)
     assert profile.plugins["NodeResourcesFit"] is profile.at("Score")[0]  # one instance per plugin
+    assert set(profile.plugins) == set(in_tree_registry().names())

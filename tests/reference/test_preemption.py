@@ -10,9 +10,12 @@ from fakes import Cluster
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference_scheduler.model import Pod, PodGroup, Resources
-from reference_scheduler.plugins.preemption import NOT_ELIGIBLE, found_placement, victim_units
-from reference_scheduler.scheduler import CLAIMS_RELEASED, PREEMPTION_POLICY
+from reference_scheduler import Pod, PodGroup, Resources
+from reference_scheduler.features import PREEMPTION_POLICY
+from reference_scheduler.framework.cycle_state import CycleState
+from reference_scheduler.framework.preemption import victim_units
+from reference_scheduler.plugins.defaultpreemption import NOT_ELIGIBLE, found_placement
+from reference_scheduler.plugins.dynamicresources import CLAIMS_RELEASED
 
 LOW, HIGH = 10, 1000
 DISRUPTION_BY_POD = "gangconf-reference: preempting to accommodate a higher priority pod"
@@ -258,7 +261,7 @@ def test_preempt_001_the_members_are_nominated_where_the_victims_were_and_placed
 def test_preempt_004_the_trial_placement_is_kept_while_units_are_given_back():
     """v1.37.2 gives units back against the members' nodes from the trial, not a new placement:
     with the trial's member on the node of the more important unit, that unit is the victim."""
-    from reference_scheduler.plugins.preemption import preempt_for_group
+    from reference_scheduler.framework.preemption import preempt_for_group
 
     cluster = Cluster()
     cluster.nodes(2, cpu="8", gpus=1)
@@ -269,8 +272,9 @@ def test_preempt_004_the_trial_placement_is_kept_while_units_are_given_back():
     dear_node = cluster.node_of("dear")
     preemptor = Pod("ns", "pre-0", priority=HIGH, pod_group="pre",
                     requests=Resources.from_map({"nvidia.com/gpu": "1"}) + Resources(pods=1))
-    units = victim_units([p for p in scheduler.pods.values() if p.node_name], scheduler.groups)
-    result = preempt_for_group(HIGH, scheduler._snapshot(), units, lambda trial: ([(preemptor, dear_node)], ""),
-                               scheduler._fits)
+    units = victim_units([p for p in scheduler.cache.pods.values() if p.node_name], scheduler.cache.groups)
+    fits = lambda pod, info: scheduler.framework.run_filter_plugins(CycleState(), pod, info).ok  # noqa: E731
+    result = preempt_for_group(HIGH, scheduler.pod_cycle.snapshot_for([]), units,
+                               lambda trial: ([(preemptor, dear_node)], ""), fits)
     assert [u.pods[0].name for u in result.victims] == ["dear"]
     assert result.assignments == [(preemptor, dear_node)] and result.failure == ""

@@ -10,6 +10,9 @@ from hypothesis import strategies as st
 
 from fakes import Cluster
 
+from reference_scheduler.plugins.noderesources import NodeResourcesFit
+from reference_scheduler.plugins.registry import in_tree_registry
+
 node_cpus = st.lists(st.integers(min_value=1, max_value=8), min_size=1, max_size=8)
 gang_shapes = st.lists(
     st.tuples(st.integers(min_value=1, max_value=6),   # members
@@ -47,7 +50,7 @@ def test_all_or_nothing_holds_at_initial_placement(cpus, gangs):
 @given(node_cpus, gang_shapes)
 def test_no_node_is_ever_overcommitted(cpus, gangs):
     cluster, _ = _build(cpus, gangs)
-    for info in cluster.scheduler.nodes.values():
+    for info in cluster.scheduler.cache.nodes.values():
         assert info.requested.milli_cpu <= info.node.allocatable.milli_cpu, info
         used = sum(p.requests.milli_cpu for p in info.pods.values())
         assert used == info.requested.milli_cpu
@@ -67,12 +70,31 @@ def test_a_homogeneous_gang_that_fits_somewhere_is_placed(cpus, cpu, members, mi
         assert bound == 0
 
 
+class PlainFit:
+    """NodeResourcesFit node by node: the in-tree plugin without its all-nodes-at-once method."""
+
+    name = NodeResourcesFit.NAME
+
+    def __init__(self) -> None:
+        self.fit = NodeResourcesFit()
+
+    def filter(self, state, pod, info):
+        return self.fit.filter(state, pod, info)
+
+    def score(self, state, pod, info):
+        return self.fit.score(state, pod, info)
+
+
 @settings(max_examples=100, deadline=None)
 @given(node_cpus, gang_shapes, st.integers(min_value=0, max_value=2))
 def test_the_vectorized_resource_fit_decides_exactly_as_the_plain_one(cpus, gangs, gpus):
     def build(vector: bool):
-        cluster = Cluster()
-        cluster.scheduler._vector = vector
+        registry = in_tree_registry()
+        if not vector:
+            registry.unregister(NodeResourcesFit.NAME)
+            registry.register(NodeResourcesFit.NAME, lambda args, handle, features: PlainFit())
+        cluster = Cluster(registry=registry)
+        assert (cluster.scheduler.framework.batch_filter_score is not None) == vector
         for i, cpu in enumerate(cpus):
             cluster.nodes(1, cpu=str(cpu), gpus=gpus if i % 2 else 0, prefix=f"n{i}-")
         for g, (members, min_count, cpu) in enumerate(gangs):
@@ -97,7 +119,7 @@ racks_of_nodes = st.lists(st.tuples(st.integers(min_value=0, max_value=2),   # r
 @settings(max_examples=150, deadline=None)
 @given(racks_of_nodes, gang_shapes)
 def test_a_topology_constrained_gang_never_spans_two_domains(nodes, gangs):
-    from reference_scheduler.scheduler import TOPOLOGY_AWARE
+    from reference_scheduler.features import TOPOLOGY_AWARE
 
     cluster = Cluster(features=frozenset({TOPOLOGY_AWARE}))
     for i, (rack, cpu) in enumerate(nodes):

@@ -8,7 +8,7 @@ import pytest
 from fakes import Cluster
 
 from reference_scheduler.plugins import gangscheduling as gang
-from reference_scheduler.scheduler import COMPOSITE, TOPOLOGY_AWARE
+from reference_scheduler.features import COMPOSITE, TOPOLOGY_AWARE
 
 
 @pytest.fixture
@@ -17,7 +17,7 @@ def cluster() -> Cluster:
 
 
 def entity(cluster: Cluster, group: str):
-    return cluster.scheduler.entities[f"group:ns/{group}"]
+    return cluster.entity(group)
 
 
 def gated_gang(cluster: Cluster, min_count: int = 3, have: int = 2) -> None:

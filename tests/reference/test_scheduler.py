@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 from fakes import Cluster
 
-from reference_scheduler.framework import Status
-from reference_scheduler.scheduler import fit_error
+from reference_scheduler import Status
+from reference_scheduler.framework.status import fit_error
 
 
 @pytest.fixture
@@ -140,7 +140,7 @@ def test_queue_004_a_failed_group_is_retried_with_backoff_without_any_event(clus
     cluster.pod("g-0", group="g")
     cluster.pod("g-1", group="g")
     attempts, delays = [], []
-    entity = cluster.scheduler.entities["group:ns/g"]
+    entity = cluster.entity("g")
     for _ in range(6):
         cluster.run()
         attempts.append(len(cluster.group_conditions["g"]))
@@ -206,7 +206,7 @@ def test_a_pod_that_fails_binding_is_retried_alone(cluster):
 
 
 def test_fit_error_text_matches_upstream():
-    from reference_scheduler.framework import Code
+    from reference_scheduler import Code
     statuses = {"a": Status.of(Code.UNSCHEDULABLE, "Insufficient cpu"),
                 "b": Status.of(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint(s)"),
                 "c": Status.of(Code.UNSCHEDULABLE, "Insufficient cpu", "Insufficient memory")}
@@ -319,7 +319,7 @@ def test_groups_failing_in_one_window_come_back_together_in_priority_order():
     for i in range(4):
         cluster.pod(f"high-{i}", group="high", priority=9, preemption_policy="Never")
     cluster.run()  # high fails at t=0.4: the same window
-    low, high = (cluster.scheduler.entities[f"group:ns/{g}"] for g in ("low", "high"))
+    low, high = (cluster.entity(g) for g in ("low", "high"))
     assert low.backoff_until == high.backoff_until == 2
     cluster.scheduler.on_pod(None, "ns/blocker")  # room for one gang
     cluster.clock.advance(1.6)
@@ -335,4 +335,4 @@ def test_a_group_failing_in_a_later_window_comes_back_a_second_later():
     cluster.pod("g-0", group="g")
     cluster.pod("g-1", group="g")
     cluster.run()  # fails at 0.7: backoff 1 s ends at 1.7, in the window [1, 2): back at 2
-    assert cluster.scheduler.entities["group:ns/g"].backoff_until == 2
+    assert cluster.entity("g").backoff_until == 2

@@ -1,4 +1,7 @@
-"""DefaultPreemption, workload-aware (GANG-PREEMPT-001 to 005).
+"""The preemption evaluator: which victims a pod or a pod group evicts (GANG-PREEMPT-001 to 005).
+
+Mirrors pkg/scheduler/framework/preemption (``Evaluator``, ``PodGroupEvaluator``, the victims
+of ``types.go``); the DefaultPreemption plugin calls it.
 
 Victims come in *units*: a bound pod on its own, or, when its PodGroup has
 ``disruptionMode: all``, every bound member of that PodGroup together (across nodes). A
@@ -23,25 +26,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
+from reference_scheduler.backend.snapshot import NodeInfo, Snapshot
 from reference_scheduler.model import Pod, PodGroup
-from reference_scheduler.nodeinfo import NodeInfo, Snapshot
 
-NAME = "DefaultPreemption"
-#: What v1.37.2 puts before every PodGroupPostFilter verdict of this plugin.
-PREFIX = "pod group preemption: "
-NO_VICTIMS_FOR_GROUP = f"{PREFIX}No preemption victims found for incoming preemptor"
-NOT_ELIGIBLE = f"{PREFIX}not eligible due to preemptionPolicy=Never."
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS_FOR_POD = "No preemption victims found for incoming pod"
-
-
-def found_placement(victims: int) -> str:
-    """The verdict of a successful PodGroupPostFilter; ``victims`` counts pods, not units."""
-    return f"{PREFIX}found a placement for podgroup, preempting {victims} victims"
-
-
-def disruption_message(scheduler_name: str, by_group: bool) -> str:
-    return f"{scheduler_name}: preempting to accommodate a higher priority {'podgroup' if by_group else 'pod'}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -169,11 +158,3 @@ def preempt_for_pod(
     if best is None:
         return None, [], reasons
     return best[1], best[2], reasons
-
-
-def preemption_message(total_nodes: int, reasons: dict[str, str]) -> str:
-    histogram: dict[str, int] = {}
-    for reason in reasons.values():
-        histogram[reason] = histogram.get(reason, 0) + 1
-    parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
-    return f"preemption: 0/{total_nodes} nodes are available: {', '.join(parts)}."

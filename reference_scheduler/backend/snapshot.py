@@ -1,4 +1,7 @@
-"""A node and what is placed on it, as the plugins see it during a cycle."""
+"""A node and what is placed on it, and the nodes as one cycle sees them (copy-on-write).
+
+Mirrors pkg/scheduler/backend/cache/snapshot.go (and the NodeInfo of framework/types.go).
+"""
 
 from __future__ import annotations
 
@@ -37,19 +40,21 @@ class NodeInfo:
 
 
 class Snapshot:
-    """The nodes as one cycle sees them, copy-on-write over the scheduler's cache.
+    """The nodes as one cycle sees them, copy-on-write over the cache.
 
     Reads go to the cache; the first change to a node copies that node only, so a cycle over
     thousands of nodes costs what it changes, not what exists. The cache must not change while
     a snapshot is in use (the scheduler is single-threaded). With ``arrays`` (the cache's
-    :class:`~reference_scheduler.vector.NodeArrays`, in step with it) :meth:`used` gives the
+    :class:`~reference_scheduler.backend.node_arrays.NodeArrays`, in step with it) :meth:`used` gives the
     requested amounts of every node as an array, this snapshot's changes included.
     """
 
-    __slots__ = ("_base", "_order", "_own", "_arrays", "_used", "_stale")
+    __slots__ = ("_base", "_order", "_own", "_arrays", "_used", "_stale", "version")
 
-    def __init__(self, base: dict[str, NodeInfo], order: list[str], arrays=None):
+    def __init__(self, base: dict[str, NodeInfo], order: list[str], arrays=None, version: int = 0):
         self._base, self._order, self._arrays = base, order, arrays
+        #: The cache's node set version this snapshot was taken at (node objects, not their pods).
+        self.version = version
         self._own: dict[str, NodeInfo] = {}
         self._used = None
         self._stale: set[str] = set()
@@ -67,6 +72,11 @@ class Snapshot:
     def __len__(self) -> int:
         return len(self._order)
 
+    @property
+    def arrays(self):
+        """The cache's node arrays this snapshot reads through, or None."""
+        return self._arrays
+
     def writable(self, name: str) -> NodeInfo:
         """The node's own copy in this snapshot, to change."""
         own = self._own.get(name)
@@ -76,7 +86,7 @@ class Snapshot:
         return own
 
     def fork(self) -> Snapshot:
-        other = Snapshot(self._base, self._order, self._arrays)
+        other = Snapshot(self._base, self._order, self._arrays, self.version)
         other._own = {name: info.copy() for name, info in self._own.items()}
         other._used = None if self._used is None else self._used.copy()
         other._stale = set(self._stale)
