@@ -18,7 +18,7 @@ from kubernetes import client, config, watch
 from children import alive, kept_block, wait_gone
 from fixtures.binaries import DEFAULT_K8S_VERSION
 from fixtures.pools import GPU
-from fixtures.reference import SCHEDULER_NAME
+from reference_scheduler import DEFAULT_SCHEDULER_NAME as SCHEDULER_NAME
 
 REPO = Path(__file__).resolve().parent.parent
 LOCAL = [sys.executable, "-m", "fixtures.providers.local"]
