@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 from kubernetes import client
 
-from fixtures.builders import SCHEDULING, SCHEDULING_ALPHA, GangBuilder
+from fixtures.builders import GangBuilder
+from fixtures.kube import SCHEDULING, SCHEDULING_ALPHA
 from fixtures.timeline import Observation, State
 from fixtures.pools import check_labels, topology_key
 
