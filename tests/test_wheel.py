@@ -18,6 +18,7 @@ import subprocess
 import sys
 import sysconfig
 import zipfile
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,10 @@ def _dependencies_without_gangconf(into: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    setuptools = metadata.version("setuptools")
+    if int(setuptools.split(".")[0]) < 77:
+        pytest.fail(f"setuptools {setuptools} in this virtualenv cannot build gangconf (pyproject.toml needs >= 77): "
+                    "run make setup", pytrace=False)
     root = tmp_path_factory.mktemp("wheel")
     source = root / "source"
     source.mkdir()
