@@ -1,4 +1,4 @@
-"""The coordinates of fixtures.kube that are code, not constants: reading a server's minor release."""
+"""The code of fixtures.kube (reading a minor release) and fixtures.labels (the harness's names)."""
 
 import pytest
 
@@ -25,3 +25,29 @@ def test_a_server_version_that_cannot_be_read_is_never_new_enough():
 
 def test_profiles_name_gate_lists_by_minor_release():
     assert gate_list_file("v1.36.3").name == "feature-gates-v1.36.txt"
+
+
+# -- the harness's names (fixtures.labels) ---------------------------------------------------------
+
+
+def test_a_resource_name_is_an_rfc_1123_label():
+    from fixtures.labels import resource_name
+
+    assert resource_name("suites/test_quorum.py::test_waits[Two_Pods-1]") == "suites-test-quorum-py-test-waits-two-pods-1"
+    assert resource_name("--") == "x"
+    long_a, long_b = "t" * 100 + "[a]", "t" * 100 + "[b]"
+    a, b = resource_name(long_a), resource_name(long_b)
+    assert len(a) == len(b) == 63 and a != b and a[-9] == "-"
+    assert resource_name(long_a, limit=20) == resource_name(long_a, limit=20)[:20] and len(resource_name(long_a, limit=20)) == 20
+
+
+def test_a_tests_namespace_and_failure_directory_are_named_by_the_one_sanitiser(tmp_path):
+    from fixtures.diagnostics import failure_dir
+    from fixtures.labels import namespace_name, test_key
+
+    nodeid = "suites/test_quorum.py::test_gang_waits_for_quorum[x" + "y" * 200 + "]"
+    name = namespace_name(nodeid, "test_gang_waits_for_quorum[xyyy]")
+    assert name.startswith(f"gc-{test_key(nodeid)}-test-gang-waits-for-quorum-xyyy") and len(name) <= 63
+    where = failure_dir(tmp_path, nodeid)
+    assert where.parent == tmp_path / "failures" and len(where.name) == 120
+    assert where.name.startswith("suites-test-quorum-py-test-gang-waits-for-quorum-x")
