@@ -36,7 +36,7 @@ from kubernetes.client.rest import ApiException  # noqa: E402
 
 from fixtures import binaries  # noqa: E402
 from fixtures.builders import GangBuilder  # noqa: E402
-from fixtures.labels import managed_labels  # noqa: E402
+from fixtures.labels import managed_labels, resource_name  # noqa: E402
 from fixtures.observe import Recorder  # noqa: E402
 from fixtures.timeline import node_name  # noqa: E402
 from fixtures.pools import NodePool, NodeShape  # noqa: E402
@@ -79,7 +79,7 @@ class AllBound:
 
 def measure(api, pool: NodePool, scheduler_name: str, shape: str, gangs: int, size: int, timeout: float) -> float:
     core = client.CoreV1Api(api)
-    namespace = f"bench-{scheduler_name}-{shape}"[:63]
+    namespace = resource_name(f"bench-{scheduler_name}-{shape}")
     create_call(core.create_namespace, {"metadata": {"name": namespace, "labels": managed_labels("bench", shape)}})
     recorder = Recorder(api, namespace)
     builder = GangBuilder(api, namespace, pool, managed_labels("bench", shape), scheduler_name=scheduler_name)
