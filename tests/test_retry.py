@@ -130,3 +130,15 @@ def test_a_watch_refused_outright_is_raised():
         raise ApiException(status=403)
     with pytest.raises(ApiException):
         next_change(list_fn, "7", 1.0)
+
+
+@pytest.mark.parametrize("backoff, first, most", [(retry.BACKOFF, 0.1, 2.0), (retry.CONFLICT_BACKOFF, 0.05, 1.0)])
+def test_the_back_off_doubles_from_its_first_pause_to_its_longest_with_a_little_jitter(backoff, first, most):
+    import tenacity
+
+    def pause(attempt):
+        state = tenacity.RetryCallState(None, None, (), {})
+        state.attempt_number = attempt
+        return backoff(state)
+    for attempt, base in [(1, first), (2, 2 * first), (3, 4 * first), (20, most)]:
+        assert base <= pause(attempt) <= base + first, attempt
