@@ -1,6 +1,6 @@
 """The Workload and PodGroup API of scheduling.k8s.io/v1beta1, as v1.37 serves it.
 
-What the API server refuses is checked in test_validation.py (GANG-VALIDATION-NN).
+What the API server refuses is checked in the test_validation_*.py files (GANG-VALIDATION-NN).
 """
 
 from __future__ import annotations
