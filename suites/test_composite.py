@@ -39,13 +39,6 @@ def _tree(gang, *, root_min: int | None, leaves: dict[str, int], workload: str =
         gang.pod_group(name, min_count=n, workload=(workload, name), parent=root, topology_key=leaf_keys.get(name))
 
 
-def _touched(state, names) -> list[str]:
-    """The pods among ``names`` the scheduler bound, gave a PodScheduled condition or an event."""
-    return [n for n in names if n in state.pods and (
-        state.pods[n]["spec"].get("nodeName") or state.pod_condition(n) is not None
-        or state.events_for(n, "FailedScheduling"))]
-
-
 def _composite_conditions(state, name: str) -> list:
     cpg = state.composites.get(name) or {}
     return (cpg.get("status") or {}).get("conditions") or []
@@ -75,7 +68,7 @@ def test_tree_is_not_tried_until_enough_children_are_ready(pool, gang, recorder,
     members = gang.pods("a", 2, group="a", cpu="1") + gang.pods("b", 1, group="b", cpu="1")
     recorder.eventually(lambda s: all(n in s.pods for n in members) and "root" in s.composites,
                         timeout=timeouts.observe, describe="the 3 members and the root are recorded")
-    recorder.never(lambda s: _touched(s, members) or s.group_condition("a") or s.group_condition("b"),
+    recorder.never(lambda s: s.touched(members) or s.group_condition("a") or s.group_condition("b"),
                    window=timeouts.stays_pending,
                    describe="no member of a tree whose root lacks a ready child is bound or attempted")
 
@@ -140,7 +133,7 @@ def test_pods_wait_untouched_while_a_composite_pod_group_of_their_tree_is_missin
     members = gang.pods("a", 2, group="a", cpu="1")
     recorder.eventually(lambda s: all(n in s.pods for n in members), timeout=timeouts.observe,
                         describe="the 2 members are recorded")
-    recorder.never(lambda s: _touched(s, members) or s.group_condition("a"), window=timeouts.stays_pending,
+    recorder.never(lambda s: s.touched(members) or s.group_condition("a"), window=timeouts.stays_pending,
                    describe="pods of a tree with a missing CompositePodGroup are neither bound nor attempted")
 
     gang.composite_pod_group("mid", workload=("train", "mid"), min_group_count=1, parent="top")

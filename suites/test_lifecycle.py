@@ -30,10 +30,6 @@ def _terminating(state, group: str) -> bool:
     return bool(pg and pg["metadata"].get("deletionTimestamp"))
 
 
-def _gone(state, names) -> bool:
-    return not any(n in state.pods for n in names)
-
-
 @pytest.mark.conformance(id="GANG-COND-001", profile="beta")
 def test_initially_scheduled_condition_stays_true_when_later_cycles_fail(pool, gang, recorder, timeouts):
     """Behaviour: GANG-COND-001, profile beta.
@@ -59,7 +55,7 @@ def test_initially_scheduled_condition_stays_true_when_later_cycles_fail(pool, g
     since = recorder.mark()
 
     gang.delete_pods(first)
-    recorder.eventually(lambda s: _gone(s, first), timeout=timeouts.cleanup, describe="the first members are gone",
+    recorder.eventually(lambda s: s.gone(*first), timeout=timeouts.cleanup, describe="the first members are gone",
                         after=since)
     later = gang.pods("once-late", 2, group="once", cpu="4")
     state = recorder.eventually(
@@ -102,11 +98,11 @@ def test_replacements_for_deleted_members_count_the_running_ones(pool, gang, rec
     status_before = state.podgroups["crew"].get("status")
     scheduler_caught_up(gang, recorder, timeout=timeouts.scheduler_reacts)
 
-    # Waits look only at what follows the deletions (``after``): a pod not yet created is "gone"
-    # too, and the state where the 3 original members were bound satisfies a count.
+    # Waits look only at what follows the deletions (``after``): the state where the 3 original
+    # members were bound satisfies a count.
     since = recorder.mark()
     gang.delete_pod("crew-0")
-    recorder.eventually(lambda s: _gone(s, ["crew-0"]), timeout=timeouts.cleanup, describe="crew-0 is gone",
+    recorder.eventually(lambda s: s.gone("crew-0"), timeout=timeouts.cleanup, describe="crew-0 is gone",
                         after=since)
     gang.pod("crew-r0", group="crew", cpu="2")
     state = recorder.eventually(lambda s: _names(s.bound("crew")) == {"crew-1", "crew-2", "crew-r0"},
@@ -116,7 +112,7 @@ def test_replacements_for_deleted_members_count_the_running_ones(pool, gang, rec
 
     since = recorder.mark()
     gang.delete_pods(["crew-1", "crew-r0"])
-    recorder.eventually(lambda s: _gone(s, ["crew-1", "crew-r0"]), timeout=timeouts.cleanup,
+    recorder.eventually(lambda s: s.gone("crew-1", "crew-r0"), timeout=timeouts.cleanup,
                         describe="crew-1 and crew-r0 are gone", after=since)
     gang.pod("crew-r1", group="crew", cpu="2")
     recorder.never(lambda s: s.bound("crew", prefix="crew-r1"), window=timeouts.stays_pending,
