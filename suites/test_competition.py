@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from fixtures.pools import NodeShape
+from fixtures import NodeShape
 
 CPU = "100m"
 #: Seconds: two retries this close together were taken back from backoff in the same whole-second

@@ -15,9 +15,7 @@ from __future__ import annotations
 import pytest
 from kubernetes.client.rest import ApiException
 
-from fixtures.allornothing import Gang
-from fixtures.pools import NodeShape, topology_key
-from fixtures.timeline import condition
+from fixtures import Gang, NodeShape, condition, topology_key
 
 GREEDY_SIBLINGS = ("v1.37 places the children of a CompositePodGroup greedily, one after the other, so "
                    "a sibling tried first may take the room a constrained sibling needs; the outcome is "

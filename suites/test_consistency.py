@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.pools import NodeShape
-from fixtures.timeouts import Timeouts
+from fixtures import NodeShape, Timeouts
 
 PREEMPTION_POLICY_GATE = "PodGroupPreemptionPolicy"
 

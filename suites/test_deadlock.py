@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.pools import NodeShape
+from fixtures import NodeShape
 
 NODES = 12
 WORKERS = 8

@@ -14,11 +14,8 @@ from __future__ import annotations
 import pytest
 from kubernetes.client.rest import ApiException
 
-from fixtures.barrier import scheduler_caught_up
-from fixtures.pools import NodeShape
-from fixtures.timeline import node_name
+from fixtures import PROTECTION_FINALIZER, NodeShape, node_name, scheduler_caught_up
 
-FINALIZER = "scheduling.k8s.io/podgroup-protection"
 
 
 def _names(pods) -> set[str]:
@@ -158,7 +155,7 @@ def test_pending_members_wait_when_their_podgroup_is_deleted(pool, gang, recorde
     gang.delete_pod_group("gone")
     state = recorder.eventually(lambda s: _terminating(s, "gone"), timeout=timeouts.observe,
                                 describe="the PodGroup is Terminating")
-    assert FINALIZER in (state.podgroups["gone"]["metadata"].get("finalizers") or []), state.podgroups["gone"]
+    assert PROTECTION_FINALIZER in (state.podgroups["gone"]["metadata"].get("finalizers") or []), state.podgroups["gone"]
     pool.add(1, NodeShape(cpu="2"))
     state = recorder.eventually(lambda s: len(s.bound("gone")) == 3, timeout=timeouts.gang_scheduled,
                                 describe=f"{pending} bound while its PodGroup is only Terminating")
@@ -223,7 +220,7 @@ def test_protection_finalizer_is_removed_only_when_no_active_member_remains(pool
                         timeout=timeouts.observe, describe="the bound members are finished")
     recorder.never(lambda s: "kept" not in s.podgroups, window=timeouts.stays_pending, after=since,
                    describe="a deleted PodGroup with a Pending member stays")
-    assert FINALIZER in (recorder.current().podgroups["kept"]["metadata"].get("finalizers") or [])
+    assert PROTECTION_FINALIZER in (recorder.current().podgroups["kept"]["metadata"].get("finalizers") or [])
 
     gang.delete_pod(pending)
     recorder.eventually(lambda s: "kept" not in s.podgroups, timeout=timeouts.scheduler_reacts, after=since,

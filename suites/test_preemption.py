@@ -30,8 +30,7 @@ import time
 
 import pytest
 
-from fixtures.timeline import node_name
-from fixtures.pools import NodeShape
+from fixtures import NodeShape, node_name
 
 LOW, MIDDLE, HIGH, TOP = 100, 500, 1000, 2000
 BY_GROUP, BY_POD = "podgroup", "pod"

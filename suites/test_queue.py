@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.pools import NodeShape
+from fixtures import NodeShape
 
 
 @pytest.mark.conformance(id="GANG-QUEUE-001", profile="beta")

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.barrier import scheduler_caught_up
-from fixtures.pools import NodeShape
+from fixtures import NodeShape, scheduler_caught_up
 
 
 @pytest.mark.conformance(id="GANG-QUORUM-001", profile="beta")
