@@ -13,9 +13,8 @@ varies from one queue entry to the next), not by name: checks here never depend 
 from __future__ import annotations
 
 import pytest
-from kubernetes.client.rest import ApiException
 
-from fixtures import Gang, NodeShape, condition, topology_key
+from fixtures import Gang, NodeShape, assert_refused, condition, topology_key
 
 GREEDY_SIBLINGS = ("v1.37 places the children of a CompositePodGroup greedily, one after the other, so "
                    "a sibling tried first may take the room a constrained sibling needs; the outcome is "
@@ -274,9 +273,7 @@ def test_composite_pod_group_has_no_finalizer_and_is_deleted_at_once(pool, gang,
     since = recorder.mark()
 
     gang.delete_composite_pod_group("root")
-    with pytest.raises(ApiException) as info:
-        gang.get_composite_pod_group("root")
-    assert info.value.status == 404, info.value.body
+    assert_refused(gang.get_composite_pod_group, "root", status=404)
     recorder.never(lambda s: any((s.pods.get(n) or {}).get("spec", {}).get("nodeName") != node
                                  for n, node in nodes.items()),
                    window=timeouts.stays_pending, after=since,

@@ -12,9 +12,8 @@ scheduler has handled every PodGroup write so far (:mod:`fixtures.barrier`).
 from __future__ import annotations
 
 import pytest
-from kubernetes.client.rest import ApiException
 
-from fixtures import PROTECTION_FINALIZER, NodeShape, node_name, scheduler_caught_up
+from fixtures import PROTECTION_FINALIZER, NodeShape, assert_refused, node_name, scheduler_caught_up, template
 
 
 
@@ -238,10 +237,7 @@ def test_workload_has_no_finalizer_and_is_deleted_at_once(gang):
       1. Create a Workload with one gang template: the response has no finalizers.
       2. Delete it: reading it right after the delete returns 404.
     """
-    created = gang.create(gang.workload_manifest("plain", [{"name": "workers",
-                                                            "schedulingPolicy": {"gang": {"minCount": 2}}}]))
+    created = gang.create(gang.workload_manifest("plain", [template("workers", min_count=2)]))
     assert not created["metadata"].get("finalizers"), created["metadata"]
     gang.delete_workload("plain")
-    with pytest.raises(ApiException) as info:
-        gang.get_workload("plain")
-    assert info.value.status == 404, info.value.body
+    assert_refused(gang.get_workload, "plain", status=404)

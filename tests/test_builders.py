@@ -134,3 +134,37 @@ def test_a_pod_group_without_the_base_class_and_with_extra_fields(gang):
     spec = gang.pod_group_manifest("g", min_count=2, base_class=False, priority=5)["spec"]
     assert "priorityClassName" not in spec and spec["priority"] == 5
     assert gang.pod_group_manifest("g", base_class=False, priorityClassName="x")["spec"]["priorityClassName"] == "x"
+
+
+class _Gone:
+    """A client API whose every delete answers 404, or ``status``."""
+
+    def __init__(self, status: int = 404):
+        self.status, self.calls = status, []
+
+    def __getattr__(self, name):
+        def call(*args, **kwargs):
+            self.calls.append((name, args))
+            from kubernetes.client.rest import ApiException
+            raise ApiException(status=self.status)
+        return call
+
+
+@pytest.mark.parametrize(("kind", "api", "version"), [
+    ("Pod", "core", None), ("PodGroup", "custom", "v1beta1"), ("Workload", "custom", "v1beta1"),
+    ("CompositePodGroup", "custom", "v1alpha3")])
+def test_delete_takes_gone_already_for_success_and_names_the_kind(gang, kind, api, version):
+    fake = _Gone()
+    setattr(gang, api, fake)
+    gang.delete(kind, "x")
+    (name, args), = fake.calls
+    assert name.startswith("delete_namespaced") and "x" in args
+    if version:
+        assert version in args
+
+
+def test_delete_raises_any_other_refusal(gang):
+    from kubernetes.client.rest import ApiException
+    gang.custom = _Gone(403)
+    with pytest.raises(ApiException):
+        gang.delete_pod_group("x")
