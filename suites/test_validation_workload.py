@@ -2,9 +2,9 @@
 
 The behaviour catalogue numbers the API server's validation rules in its section 2.1 without
 giving them IDs; gangconf names rule N ``GANG-VALIDATION-NN``. Each check asserts the HTTP status
-(422 Invalid, 403 for an admission plugin), the field path of the cause and a substring of its
-message, or, where a rule says something is accepted, that the request succeeds and the object
-reads back as sent. The alpha variants (CompositePodGroupTemplates) are in
+(422 Invalid), the field path of the cause and a substring of its message, or, where a rule says
+something is accepted, that the request succeeds and the object reads back as sent (Priority
+admission does not look at Workloads). The alpha variants (CompositePodGroupTemplates) are in
 ``test_validation_composite.py``; a Workload's policies and their kinds in
 ``test_validation_podgroup.py``, beside the PodGroup's.
 """
