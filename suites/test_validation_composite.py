@@ -6,6 +6,8 @@ giving them IDs; gangconf names rule N ``GANG-VALIDATION-NN``. Rules that need
 ``scheduling.k8s.io/v1alpha3`` (CompositePodGroup and its templates) or a gate the alpha profile
 turns on are checked here, in the alpha profile; each check asserts the HTTP status, the field
 path of the cause and a substring of its message, or that an accepted object reads back as sent.
+Its PodGroups never get members and name no priority class unless a check gives one
+(``base_class=False``).
 """
 
 from __future__ import annotations

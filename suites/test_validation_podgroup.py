@@ -5,7 +5,10 @@ giving them IDs; gangconf names rule N ``GANG-VALIDATION-NN``. Each check assert
 (422 Invalid, 400 for a body that does not decode, 403 for an admission plugin), the field path
 of the cause and a substring of its message, or, where a rule says something is accepted, that
 the request succeeds and the object reads back as sent. Where a rule covers a PodGroup and a
-Workload template alike, both are checked here.
+Workload template alike, both are checked here. The PodGroups here never get members, so they
+name no priority class unless a check gives one (``base_class=False``: on a shared cluster the
+builder would give them gangconf's), and rule 14 checks what admission gives a PodGroup that names
+none.
 
 Several fields are dropped silently by the API server while their feature gate is off; a beta
 check asserts that where the gate is off and is not applicable where the profile turns the gate
