@@ -1,6 +1,6 @@
 """The Workload and PodGroup API of scheduling.k8s.io/v1beta1, as v1.37 serves it.
 
-What the API server refuses is checked in test_validation.py (GANG-VALIDATION-NN).
+What the API server refuses is checked in the test_validation_*.py files (GANG-VALIDATION-NN).
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from kubernetes import client
 
-FINALIZER = "scheduling.k8s.io/podgroup-protection"
+from fixtures import PROTECTION_FINALIZER, SCHEDULING
 
 
 @pytest.mark.conformance(id="GANG-API-001", profile="beta")
@@ -24,7 +24,7 @@ def test_workload_and_podgroup_are_served_when_the_gate_and_api_are_on(cluster_a
       2. Create a Workload with one gang template, and a PodGroup whose workloadRef names it.
       3. Read both back.
     """
-    resources = client.CustomObjectsApi(cluster_api).get_api_resources("scheduling.k8s.io", "v1beta1").resources
+    resources = client.CustomObjectsApi(cluster_api).get_api_resources(*SCHEDULING).resources
     by_name = {r.name: r for r in resources}
     assert {"workloads", "podgroups", "podgroups/status"} <= set(by_name), sorted(by_name)
     assert by_name["workloads"].namespaced and by_name["podgroups"].namespaced
@@ -53,4 +53,4 @@ def test_podgroup_carries_the_protection_finalizer_in_the_create_response(gang):
     """
     for name, min_count in (("with-gang", 3), ("with-basic", None)):
         created = gang.pod_group(name, min_count=min_count)
-        assert FINALIZER in (created["metadata"].get("finalizers") or []), created["metadata"]
+        assert PROTECTION_FINALIZER in (created["metadata"].get("finalizers") or []), created["metadata"]

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from fixtures.pools import NodeShape
+from fixtures import NodeShape
 
 CPU = "100m"
 #: Seconds: two retries this close together were taken back from backoff in the same whole-second
@@ -26,18 +26,14 @@ CPU = "100m"
 SAME_WINDOW = 0.5
 
 
-def _bound(state, group: str) -> int:
-    return len(state.bound(group))
-
-
 def _one_runs_whole_the_other_binds_nothing(recorder, timeouts, groups: dict[str, int]) -> tuple[str, str]:
     """Of two gangs of 4 that cannot both fit: one gets all 4 bound, the other none over the
     ``stays_pending`` window, and both are all or nothing. Returns (winner, loser)."""
-    state = recorder.eventually(lambda s: any(_bound(s, g) == 4 for g in groups), timeout=timeouts.gang_scheduled,
+    state = recorder.eventually(lambda s: any(s.bound_count(g) == 4 for g in groups), timeout=timeouts.gang_scheduled,
                                 describe="one gang with all 4 members bound")
-    winner = next(g for g in groups if _bound(state, g) == 4)
+    winner = next(g for g in groups if state.bound_count(g) == 4)
     loser = next(g for g in groups if g != winner)
-    recorder.never(lambda s: _bound(s, loser) > 0, window=timeouts.stays_pending,
+    recorder.never(lambda s: s.bound_count(loser) > 0, window=timeouts.stays_pending,
                    describe=f"{loser}, which cannot fit beside {winner}, never has a member bound")
     recorder.assert_all_or_nothing(burst=timeouts.binding_burst)
     return winner, loser
@@ -66,7 +62,7 @@ def test_one_of_two_gangs_runs_whole_when_each_needs_more_than_half_the_pool(poo
     winner, loser = _one_runs_whole_the_other_binds_nothing(recorder, timeouts, groups)
 
     gang.delete_pods(members[winner])
-    recorder.eventually(lambda s: _bound(s, loser) == 4, timeout=timeouts.gang_scheduled,
+    recorder.eventually(lambda s: s.bound_count(loser) == 4, timeout=timeouts.gang_scheduled,
                         describe=f"{loser} placed whole once {winner} is gone")
     recorder.assert_all_or_nothing(burst=timeouts.binding_burst)
 
@@ -196,9 +192,9 @@ def test_higher_priority_gang_wins_when_both_come_back_from_backoff_together(poo
         raise AssertionError(f"the two gangs were never tried in the same second in 3 rounds: {seen}")
 
     gang.delete_pods(blockers)
-    recorder.eventually(lambda s: _bound(s, hi) == 4, timeout=timeouts.gang_scheduled,
+    recorder.eventually(lambda s: s.bound_count(hi) == 4, timeout=timeouts.gang_scheduled,
                         describe=f"{hi}, the higher-priority gang, placed whole")
-    recorder.never(lambda s: _bound(s, lo) > 0, window=timeouts.stays_pending,
+    recorder.never(lambda s: s.bound_count(lo) > 0, window=timeouts.stays_pending,
                    describe=f"{lo}, of lower priority, never has a member bound")
     recorder.assert_all_or_nothing(burst=timeouts.binding_burst)
 
@@ -233,12 +229,12 @@ def test_plain_pods_are_bound_beside_a_waiting_gang_that_stays_all_or_nothing(po
     assert sorted(p["metadata"]["name"] for p in state.bound(prefix="plain-")) == plain, state.summary()
 
     gang.gang("pair", 2, gpus=1, cpu=CPU)
-    recorder.eventually(lambda s: _bound(s, "pair") == 2, timeout=timeouts.gang_scheduled,
+    recorder.eventually(lambda s: s.bound_count("pair") == 2, timeout=timeouts.gang_scheduled,
                         describe="gang pair, which fits, bound whole beside the waiting gang")
     gang.pod("plain-late", gpus=1, cpu=CPU)
     recorder.eventually(lambda s: s.bound(prefix="plain-late"), timeout=timeouts.gang_scheduled,
                         describe="a later plain pod bound on the last free GPU")
-    recorder.never(lambda s: _bound(s, "wide") > 0, window=timeouts.stays_pending,
+    recorder.never(lambda s: s.bound_count("wide") > 0, window=timeouts.stays_pending,
                    describe="the gang that cannot fit never has a member bound")
     recorder.assert_all_or_nothing(burst=timeouts.binding_burst)
 
@@ -278,7 +274,7 @@ def test_gangs_created_concurrently_are_each_all_or_nothing_and_every_one_that_f
         members = dict(zip(sizes, workers.map(create, sizes)))
 
     def settled(s) -> bool:
-        counts = {g: _bound(s, g) for g in sizes}
+        counts = {g: s.bound_count(g) for g in sizes}
         if any(c not in (0, sizes[g]) for g, c in counts.items()):
             return False
         free = total - sum(counts.values())
@@ -286,8 +282,8 @@ def test_gangs_created_concurrently_are_each_all_or_nothing_and_every_one_that_f
 
     state = recorder.eventually(settled, timeout=timeouts.gang_scheduled,
                                 describe="every gang whole or empty, and no empty gang fits the free GPUs")
-    placed = [g for g in sizes if _bound(state, g) == sizes[g]]
-    recorder.never(lambda s: any(_bound(s, g) != (sizes[g] if g in placed else 0) for g in sizes),
+    placed = [g for g in sizes if state.bound_count(g) == sizes[g]]
+    recorder.never(lambda s: any(s.bound_count(g) != (sizes[g] if g in placed else 0) for g in sizes),
                    window=timeouts.stays_pending, after=recorder.mark(),
                    describe=f"the settled placement ({', '.join(placed)}) stays as it is")
     recorder.assert_all_or_nothing(burst=timeouts.binding_burst)
@@ -298,7 +294,7 @@ def test_gangs_created_concurrently_are_each_all_or_nothing_and_every_one_that_f
     sizes_left = {g: n for g, n in sizes.items() if g != gone}
 
     def settled_again(s) -> bool:
-        counts = {g: _bound(s, g) for g in sizes_left}
+        counts = {g: s.bound_count(g) for g in sizes_left}
         if any(c not in (0, sizes_left[g]) for g, c in counts.items()) or s.bound(gone):
             return False
         free = total - sum(counts.values())
@@ -306,9 +302,9 @@ def test_gangs_created_concurrently_are_each_all_or_nothing_and_every_one_that_f
 
     state = recorder.eventually(settled_again, timeout=timeouts.gang_scheduled, after=since,
                                 describe=f"with {gone} gone, every gang that fits placed whole")
-    now_placed = [g for g in sizes_left if _bound(state, g) == sizes_left[g]]
+    now_placed = [g for g in sizes_left if state.bound_count(g) == sizes_left[g]]
     assert set(now_placed) > set(placed) - {gone}, (placed, now_placed, state.summary())
-    recorder.never(lambda s: any(_bound(s, g) != (sizes_left[g] if g in now_placed else 0) for g in sizes_left),
+    recorder.never(lambda s: any(s.bound_count(g) != (sizes_left[g] if g in now_placed else 0) for g in sizes_left),
                    window=timeouts.stays_pending, after=recorder.mark(),
                    describe=f"the settled placement ({', '.join(now_placed)}) stays as it is")
     recorder.assert_all_or_nothing(burst=timeouts.binding_burst)

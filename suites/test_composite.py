@@ -13,11 +13,8 @@ varies from one queue entry to the next), not by name: checks here never depend 
 from __future__ import annotations
 
 import pytest
-from kubernetes.client.rest import ApiException
 
-from fixtures.allornothing import Gang
-from fixtures.pools import NodeShape, topology_key
-from fixtures.timeline import condition
+from fixtures import Gang, NodeShape, assert_refused, condition, topology_key
 
 GREEDY_SIBLINGS = ("v1.37 places the children of a CompositePodGroup greedily, one after the other, so "
                    "a sibling tried first may take the room a constrained sibling needs; the outcome is "
@@ -37,13 +34,6 @@ def _tree(gang, *, root_min: int | None, leaves: dict[str, int], workload: str =
     gang.composite_pod_group(root, workload=(workload, root), min_group_count=root_min, topology_key=root_key)
     for name, n in leaves.items():
         gang.pod_group(name, min_count=n, workload=(workload, name), parent=root, topology_key=leaf_keys.get(name))
-
-
-def _touched(state, names) -> list[str]:
-    """The pods among ``names`` the scheduler bound, gave a PodScheduled condition or an event."""
-    return [n for n in names if n in state.pods and (
-        state.pods[n]["spec"].get("nodeName") or state.pod_condition(n) is not None
-        or state.events_for(n, "FailedScheduling"))]
 
 
 def _composite_conditions(state, name: str) -> list:
@@ -75,7 +65,7 @@ def test_tree_is_not_tried_until_enough_children_are_ready(pool, gang, recorder,
     members = gang.pods("a", 2, group="a", cpu="1") + gang.pods("b", 1, group="b", cpu="1")
     recorder.eventually(lambda s: all(n in s.pods for n in members) and "root" in s.composites,
                         timeout=timeouts.observe, describe="the 3 members and the root are recorded")
-    recorder.never(lambda s: _touched(s, members) or s.group_condition("a") or s.group_condition("b"),
+    recorder.never(lambda s: s.touched(members) or s.group_condition("a") or s.group_condition("b"),
                    window=timeouts.stays_pending,
                    describe="no member of a tree whose root lacks a ready child is bound or attempted")
 
@@ -140,7 +130,7 @@ def test_pods_wait_untouched_while_a_composite_pod_group_of_their_tree_is_missin
     members = gang.pods("a", 2, group="a", cpu="1")
     recorder.eventually(lambda s: all(n in s.pods for n in members), timeout=timeouts.observe,
                         describe="the 2 members are recorded")
-    recorder.never(lambda s: _touched(s, members) or s.group_condition("a"), window=timeouts.stays_pending,
+    recorder.never(lambda s: s.touched(members) or s.group_condition("a"), window=timeouts.stays_pending,
                    describe="pods of a tree with a missing CompositePodGroup are neither bound nor attempted")
 
     gang.composite_pod_group("mid", workload=("train", "mid"), min_group_count=1, parent="top")
@@ -283,9 +273,7 @@ def test_composite_pod_group_has_no_finalizer_and_is_deleted_at_once(pool, gang,
     since = recorder.mark()
 
     gang.delete_composite_pod_group("root")
-    with pytest.raises(ApiException) as info:
-        gang.get_composite_pod_group("root")
-    assert info.value.status == 404, info.value.body
+    assert_refused(gang.get_composite_pod_group, "root", status=404)
     recorder.never(lambda s: any((s.pods.get(n) or {}).get("spec", {}).get("nodeName") != node
                                  for n, node in nodes.items()),
                    window=timeouts.stays_pending, after=since,

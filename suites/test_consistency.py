@@ -12,26 +12,15 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.pools import NodeShape
-from fixtures.timeouts import Timeouts
+from fixtures import NodeShape, Timeouts
 
 PREEMPTION_POLICY_GATE = "PodGroupPreemptionPolicy"
-
-
-def _attempts(state, pod: str) -> int:
-    """How many FailedScheduling occurrences pod ``pod`` has had, as far as the events show."""
-    counts: dict[str, int] = {}
-    for event in state.events_for(pod, "FailedScheduling"):
-        name = event["metadata"]["name"]
-        count = event.get("count") or (event.get("series") or {}).get("count") or 1
-        counts[name] = max(counts.get(name, 0), count)
-    return sum(counts.values())
 
 
 def _refused_and_retried(recorder, timeouts: Timeouts, group: str, members: list[str], describe: str):
     """Wait until every member has reported a SchedulerError twice and the PodGroup once; return that state."""
     def refused(s) -> bool:
-        return (all((s.pod_condition(n) or {}).get("reason") == "SchedulerError" and _attempts(s, n) >= 2
+        return (all((s.pod_condition(n) or {}).get("reason") == "SchedulerError" and s.attempts(n) >= 2
                     for n in members)
                 and (s.group_condition(group) or {}).get("reason") == "SchedulerError")
 

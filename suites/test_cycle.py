@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.barrier import scheduler_caught_up
-from fixtures.pools import NodeShape
-from fixtures.timeline import condition
+from fixtures import NodeShape, condition, scheduler_caught_up
 
 #: v1.37.2's prefix for a member that fit in a failed cycle (and for wrapped group verdicts).
 POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"

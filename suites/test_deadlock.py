@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.pools import NodeShape
+from fixtures import NodeShape
 
 NODES = 12
 WORKERS = 8
@@ -20,10 +20,6 @@ def _submit_interleaved(gang, *, grouped: bool) -> None:
     for i in range(WORKERS):
         for job in JOBS:
             gang.pod(f"{job}-{i}", group=job if grouped else None, gpus=1, cpu="100m")
-
-
-def _bound(state, job: str) -> int:
-    return len(state.bound(prefix=f"{job}-"))
 
 
 @pytest.mark.deadlock
@@ -44,11 +40,13 @@ def test_plain_pods_deadlock_when_two_jobs_race_for_gpus(pool, gang, recorder, t
     pool.add(NODES, NodeShape(cpu="4", gpus=1))
     _submit_interleaved(gang, grouped=False)
 
-    state = recorder.eventually(lambda s: sum(_bound(s, j) for j in JOBS) == NODES, timeout=timeouts.gang_scheduled,
+    state = recorder.eventually(lambda s: sum(s.bound_count(prefix=f"{j}-") for j in JOBS) == NODES,
+                                timeout=timeouts.gang_scheduled,
                                 describe="all 12 GPUs taken by workers of the two jobs")
-    counts = {j: _bound(state, j) for j in JOBS}
+    counts = {j: state.bound_count(prefix=f"{j}-") for j in JOBS}
     assert all(0 < n < WORKERS for n in counts.values()), f"no deadlock formed: {counts}\n{state.summary()}"
-    recorder.never(lambda s: any(_bound(s, j) == WORKERS for j in JOBS), window=timeouts.deadlock_window,
+    recorder.never(lambda s: any(s.bound_count(prefix=f"{j}-") == WORKERS for j in JOBS),
+                   window=timeouts.deadlock_window,
                    describe="neither job ever gets all 8 workers")
     narrate(
         f"reproduced the deadlock: job-a holds {counts['job-a']}/8 GPUs and job-b holds {counts['job-b']}/8; "
@@ -78,16 +76,16 @@ def test_gang_podgroups_prevent_the_deadlock(pool, gang, recorder, timeouts, nar
         gang.pod_group(job, min_count=WORKERS)
     _submit_interleaved(gang, grouped=True)
 
-    state = recorder.eventually(lambda s: any(_bound(s, j) == WORKERS for j in JOBS),
+    state = recorder.eventually(lambda s: any(s.bound_count(prefix=f"{j}-") == WORKERS for j in JOBS),
                                 timeout=timeouts.gang_scheduled, describe="one job has all 8 workers bound")
-    winner = next(j for j in JOBS if _bound(state, j) == WORKERS)
+    winner = next(j for j in JOBS if state.bound_count(prefix=f"{j}-") == WORKERS)
     loser = next(j for j in JOBS if j != winner)
-    recorder.never(lambda s: _bound(s, loser) > 0, window=timeouts.deadlock_window,
+    recorder.never(lambda s: s.bound_count(prefix=f"{loser}-") > 0, window=timeouts.deadlock_window,
                    describe=f"{loser}, which cannot fit beside {winner}, never has a worker bound")
     narrate(f"no deadlock: {winner} runs with 8/8 workers, {loser} waits with 0/8 bound and its GPUs free")
 
     gang.delete_pods([f"{winner}-{i}" for i in range(WORKERS)])
-    recorder.eventually(lambda s: _bound(s, loser) == WORKERS, timeout=timeouts.gang_scheduled,
+    recorder.eventually(lambda s: s.bound_count(prefix=f"{loser}-") == WORKERS, timeout=timeouts.gang_scheduled,
                         describe=f"{loser} has all 8 workers bound after {winner} is gone")
     recorder.assert_all_or_nothing(burst=timeouts.binding_burst)
     narrate(f"after {winner} finished, {loser} was placed whole (8/8)")

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.pools import NodeShape
-from fixtures.timeline import gang_min_count
+from fixtures import BETA, NodeShape, api_version, gang_min_count
 
 #: The alphabet Kubernetes' rand.SafeEncodeString maps characters onto.
 _SAFE = "bcdfghjklmnpqrstvwxz2456789"
@@ -95,7 +94,7 @@ def test_new_job_gets_a_workload_and_a_gang_pod_group(pool, gang, recorder, time
     to_workload = _owner(pg["metadata"]["ownerReferences"], "Workload")
     assert to_workload["name"] == workload and to_workload["uid"] == wl["metadata"]["uid"], to_workload
     assert not to_workload.get("controller") and not to_workload.get("blockOwnerDeletion"), to_workload
-    assert to_workload["apiVersion"] == "scheduling.k8s.io/v1beta1", to_workload
+    assert to_workload["apiVersion"] == api_version(BETA), to_workload
     assert pg["spec"]["workloadRef"] == {"workloadName": workload, "templateName": template}, pg["spec"]
     assert gang_min_count(pg) == 3, pg["spec"]
 

@@ -12,13 +12,9 @@ scheduler has handled every PodGroup write so far (:mod:`fixtures.barrier`).
 from __future__ import annotations
 
 import pytest
-from kubernetes.client.rest import ApiException
 
-from fixtures.barrier import scheduler_caught_up
-from fixtures.pools import NodeShape
-from fixtures.timeline import node_name
+from fixtures import PROTECTION_FINALIZER, NodeShape, assert_refused, node_name, scheduler_caught_up, template
 
-FINALIZER = "scheduling.k8s.io/podgroup-protection"
 
 
 def _names(pods) -> set[str]:
@@ -28,10 +24,6 @@ def _names(pods) -> set[str]:
 def _terminating(state, group: str) -> bool:
     pg = state.podgroups.get(group)
     return bool(pg and pg["metadata"].get("deletionTimestamp"))
-
-
-def _gone(state, names) -> bool:
-    return not any(n in state.pods for n in names)
 
 
 @pytest.mark.conformance(id="GANG-COND-001", profile="beta")
@@ -59,7 +51,7 @@ def test_initially_scheduled_condition_stays_true_when_later_cycles_fail(pool, g
     since = recorder.mark()
 
     gang.delete_pods(first)
-    recorder.eventually(lambda s: _gone(s, first), timeout=timeouts.cleanup, describe="the first members are gone",
+    recorder.eventually(lambda s: s.gone(*first), timeout=timeouts.cleanup, describe="the first members are gone",
                         after=since)
     later = gang.pods("once-late", 2, group="once", cpu="4")
     state = recorder.eventually(
@@ -102,11 +94,11 @@ def test_replacements_for_deleted_members_count_the_running_ones(pool, gang, rec
     status_before = state.podgroups["crew"].get("status")
     scheduler_caught_up(gang, recorder, timeout=timeouts.scheduler_reacts)
 
-    # Waits look only at what follows the deletions (``after``): a pod not yet created is "gone"
-    # too, and the state where the 3 original members were bound satisfies a count.
+    # Waits look only at what follows the deletions (``after``): the state where the 3 original
+    # members were bound satisfies a count.
     since = recorder.mark()
     gang.delete_pod("crew-0")
-    recorder.eventually(lambda s: _gone(s, ["crew-0"]), timeout=timeouts.cleanup, describe="crew-0 is gone",
+    recorder.eventually(lambda s: s.gone("crew-0"), timeout=timeouts.cleanup, describe="crew-0 is gone",
                         after=since)
     gang.pod("crew-r0", group="crew", cpu="2")
     state = recorder.eventually(lambda s: _names(s.bound("crew")) == {"crew-1", "crew-2", "crew-r0"},
@@ -116,7 +108,7 @@ def test_replacements_for_deleted_members_count_the_running_ones(pool, gang, rec
 
     since = recorder.mark()
     gang.delete_pods(["crew-1", "crew-r0"])
-    recorder.eventually(lambda s: _gone(s, ["crew-1", "crew-r0"]), timeout=timeouts.cleanup,
+    recorder.eventually(lambda s: s.gone("crew-1", "crew-r0"), timeout=timeouts.cleanup,
                         describe="crew-1 and crew-r0 are gone", after=since)
     gang.pod("crew-r1", group="crew", cpu="2")
     recorder.never(lambda s: s.bound("crew", prefix="crew-r1"), window=timeouts.stays_pending,
@@ -162,7 +154,7 @@ def test_pending_members_wait_when_their_podgroup_is_deleted(pool, gang, recorde
     gang.delete_pod_group("gone")
     state = recorder.eventually(lambda s: _terminating(s, "gone"), timeout=timeouts.observe,
                                 describe="the PodGroup is Terminating")
-    assert FINALIZER in (state.podgroups["gone"]["metadata"].get("finalizers") or []), state.podgroups["gone"]
+    assert PROTECTION_FINALIZER in (state.podgroups["gone"]["metadata"].get("finalizers") or []), state.podgroups["gone"]
     pool.add(1, NodeShape(cpu="2"))
     state = recorder.eventually(lambda s: len(s.bound("gone")) == 3, timeout=timeouts.gang_scheduled,
                                 describe=f"{pending} bound while its PodGroup is only Terminating")
@@ -227,7 +219,7 @@ def test_protection_finalizer_is_removed_only_when_no_active_member_remains(pool
                         timeout=timeouts.observe, describe="the bound members are finished")
     recorder.never(lambda s: "kept" not in s.podgroups, window=timeouts.stays_pending, after=since,
                    describe="a deleted PodGroup with a Pending member stays")
-    assert FINALIZER in (recorder.current().podgroups["kept"]["metadata"].get("finalizers") or [])
+    assert PROTECTION_FINALIZER in (recorder.current().podgroups["kept"]["metadata"].get("finalizers") or [])
 
     gang.delete_pod(pending)
     recorder.eventually(lambda s: "kept" not in s.podgroups, timeout=timeouts.scheduler_reacts, after=since,
@@ -245,10 +237,7 @@ def test_workload_has_no_finalizer_and_is_deleted_at_once(gang):
       1. Create a Workload with one gang template: the response has no finalizers.
       2. Delete it: reading it right after the delete returns 404.
     """
-    created = gang.create(gang.workload_manifest("plain", [{"name": "workers",
-                                                            "schedulingPolicy": {"gang": {"minCount": 2}}}]))
+    created = gang.create(gang.workload_manifest("plain", [template("workers", min_count=2)]))
     assert not created["metadata"].get("finalizers"), created["metadata"]
     gang.delete_workload("plain")
-    with pytest.raises(ApiException) as info:
-        gang.get_workload("plain")
-    assert info.value.status == 404, info.value.body
+    assert_refused(gang.get_workload, "plain", status=404)

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.barrier import scheduler_caught_up
-from fixtures.pools import NodeShape
-from fixtures.timeline import gang_min_count, node_name
+from fixtures import NodeShape, gang_min_count, node_name, scheduler_caught_up
 
 
 def _min_count(state, group: str) -> int | None:

@@ -17,9 +17,7 @@ import time
 
 import pytest
 
-from fixtures import faults
-from fixtures.timeline import node_name
-from fixtures.pools import NodeShape
+from fixtures import NodeShape, faults, node_name
 
 #: v1.37.2's rejection of a member whose Permit wait timed out: a FitError over its one node.
 PERMIT_TIMEOUT = "0/1 nodes are available: 1 rejected due to timeout after waiting 5m0s at plugin GangScheduling."

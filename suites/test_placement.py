@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.pools import NodeShape
+from fixtures import NodeShape
 
 HETEROGENEOUS = ("v1.37 does not guarantee a placement for heterogeneous gangs: members are placed "
                  "greedily in queue order, so the outcome is reported, not judged")

@@ -30,8 +30,7 @@ import time
 
 import pytest
 
-from fixtures.timeline import node_name
-from fixtures.pools import NodeShape
+from fixtures import NodeShape, node_name
 
 LOW, MIDDLE, HIGH, TOP = 100, 500, 1000, 2000
 BY_GROUP, BY_POD = "podgroup", "pod"
@@ -43,10 +42,6 @@ def _running(state, names) -> bool:
     return all(state.phase(n) == "Running" and state.pods[n]["spec"].get("nodeName") for n in names)
 
 
-def _gone(state, name: str) -> bool:
-    return name not in state.pods and name in state.deleted
-
-
 def _assert_preempted(state, victims, scheduler: str, by: str) -> None:
     """Each victim was marked DisruptionTarget by ``scheduler`` for a preemptor of kind ``by``, then deleted."""
     for name in victims:
@@ -54,7 +49,7 @@ def _assert_preempted(state, victims, scheduler: str, by: str) -> None:
         assert cond is not None, f"{name} was never marked DisruptionTarget\n{state.summary()}"
         assert (cond.get("reason"), cond.get("message")) == (
             "PreemptionByScheduler", f"{scheduler}: preempting to accommodate a higher priority {by}"), cond
-        assert _gone(state, name), f"{name} was marked but not deleted\n{state.summary()}"
+        assert state.gone(name), f"{name} was marked but not deleted\n{state.summary()}"
 
 
 def _untouched(keep: dict[str, str]):

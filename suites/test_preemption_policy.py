@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.pools import NodeShape
+from fixtures import NodeShape
 
 NOT_ELIGIBLE = "pod group preemption: not eligible due to preemptionPolicy=Never."
 

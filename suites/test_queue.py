@@ -8,21 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.pools import NodeShape
-
-
-def _attempts(state, pod: str) -> int:
-    """How many FailedScheduling occurrences pod ``pod`` has had, as far as the events show.
-
-    kube-scheduler writes an isomorphic repeat as a series on the first event (its ``count``);
-    a scheduler may also write a new event per attempt. Both are counted.
-    """
-    counts: dict[str, int] = {}
-    for event in state.events_for(pod, "FailedScheduling"):
-        name = event["metadata"]["name"]
-        count = event.get("count") or (event.get("series") or {}).get("count") or 1
-        counts[name] = max(counts.get(name, 0), count)
-    return sum(counts.values())
+from fixtures import NodeShape
 
 
 @pytest.mark.conformance(id="GANG-QUEUE-001", profile="beta")
@@ -77,7 +63,7 @@ def test_member_left_over_by_a_successful_cycle_is_retried_without_a_cluster_eve
     state = recorder.eventually(lambda s: len(s.bound("left")) == 2, timeout=timeouts.gang_scheduled,
                                 describe="2 of 3 members bound")
     leftover = next(n for n in members if n not in {p["metadata"]["name"] for p in state.bound("left")})
-    state = recorder.eventually(lambda s: _attempts(s, leftover) >= 2, timeout=timeouts.scheduler_reacts,
+    state = recorder.eventually(lambda s: s.attempts(leftover) >= 2, timeout=timeouts.scheduler_reacts,
                                 describe=f"{leftover} attempted again with no cluster change")
     assert "nodes are available" in state.pod_condition(leftover)["message"], state.summary()
     recorder.never(lambda s: len(s.bound("left")) > 2, window=timeouts.stays_pending,
@@ -103,7 +89,7 @@ def test_failed_gang_is_retried_without_a_cluster_event(pool, gang, recorder, ti
     """
     pool.add(1, NodeShape(cpu="2"))
     members = gang.gang("retry", 2, cpu="2")
-    state = recorder.eventually(lambda s: all(_attempts(s, n) >= 2 for n in members),
+    state = recorder.eventually(lambda s: all(s.attempts(n) >= 2 for n in members),
                                 timeout=timeouts.scheduler_reacts,
                                 describe="each member attempted twice with no cluster change")
     group = state.group_condition("retry")

@@ -4,20 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.barrier import scheduler_caught_up
-from fixtures.pools import NodeShape
-
-
-def _touched_by_the_scheduler(state, names) -> list[str]:
-    """The pods among ``names`` that have a node, a PodScheduled condition or a FailedScheduling event."""
-    return [
-        name for name in names
-        if name in state.pods and (
-            state.pods[name]["spec"].get("nodeName")
-            or state.pod_condition(name) is not None
-            or state.events_for(name, "FailedScheduling")
-        )
-    ]
+from fixtures import NodeShape, scheduler_caught_up
 
 
 @pytest.mark.conformance(id="GANG-QUORUM-001", profile="beta")
@@ -43,7 +30,7 @@ def test_gang_stays_pending_when_fewer_than_min_count_members_exist(pool, gang, 
     recorder.never(lambda s: s.bound("trainer"), window=timeouts.stays_pending,
                    describe="no member of a gang below quorum is bound")
     state = recorder.current()
-    assert not _touched_by_the_scheduler(state, members), state.summary()
+    assert not state.touched(members), state.summary()
     assert state.group_condition("trainer") is None, state.summary()
 
 
@@ -93,7 +80,7 @@ def test_pods_wait_untouched_when_their_podgroup_does_not_exist(pool, gang, reco
     members = gang.pods("late", 3, group="late", cpu="1")
     recorder.eventually(lambda s: all(n in s.pods for n in members), timeout=timeouts.observe,
                         describe="the 3 pods are recorded")
-    recorder.never(lambda s: _touched_by_the_scheduler(s, members), window=timeouts.stays_pending,
+    recorder.never(lambda s: s.touched(members), window=timeouts.stays_pending,
                    describe="pods of a missing PodGroup are neither bound nor attempted")
 
     gang.pod_group("late", min_count=3)

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures.timeline import condition
-from fixtures.pools import NodeShape, topology_key
+from fixtures import NodeShape, condition, topology_key
 
 
 def _labels_of(state, names, nodes: dict[str, str]) -> set[str | None]:

@@ -16,17 +16,12 @@ behind the ``AllowUnsafeMalformedObjectDeletion`` gate, beta and on by default i
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import pytest
-from kubernetes.client.rest import ApiException
 
-from fixtures.errors import ClusterUnavailable
-from fixtures.timeline import node_name
-from fixtures.pools import NodeShape
-from fixtures.upgrade import parse_flags
+from fixtures import (BETA, GROUP, PROTECTION_FINALIZER, SCHEDULING, V1_36, ClusterUnavailable, NodeShape, api_version,
+                      assert_refused, node_name, parse_flags)
 
-FINALIZER = "scheduling.k8s.io/podgroup-protection"
 TEMPLATES = [{"name": "crew", "schedulingPolicy": {"gang": {"minCount": 2}}},
              {"name": "late", "schedulingPolicy": {"gang": {"minCount": 3}}}]
 REMOVED_GATES = ("GangScheduling", "WorkloadAwarePreemption")
@@ -40,20 +35,6 @@ def _identity(pod) -> tuple[str, str | None, str]:
 def _changed(state, before: dict[str, tuple]) -> list[str]:
     """The pods of ``before`` that are gone or differ in UID, node or resourceVersion in ``state``."""
     return [n for n, ident in before.items() if n not in state.pods or _identity(state.pods[n]) != ident]
-
-
-def _status(exc: ApiException) -> dict:
-    try:
-        return json.loads(exc.body)
-    except (TypeError, ValueError):
-        return {"message": str(exc.body)}
-
-
-def _refused(call) -> ApiException:
-    __tracebackhide__ = True
-    with pytest.raises(ApiException) as info:
-        call()
-    return info.value
 
 
 def _start_v136_gangs(cluster, *, nodes: int):
@@ -123,13 +104,13 @@ def test_bound_pods_stay_and_recreated_groups_are_gang_scheduled_when_v1alpha2_o
     state = through.eventually(
         lambda s: all((s.podgroups.get(g) or {}).get("metadata", {}).get("deletionTimestamp") for g in ("crew", "late")),
         timeout=timeouts.observe, describe="both v1alpha2 PodGroups Terminating")
-    assert all(FINALIZER in state.podgroups[g]["metadata"].get("finalizers", []) for g in ("crew", "late")), \
+    assert all(PROTECTION_FINALIZER in state.podgroups[g]["metadata"].get("finalizers", []) for g in ("crew", "late")), \
         {g: state.podgroups[g]["metadata"] for g in ("crew", "late")}
     for group in ("crew", "late"):
         old.drop_finalizers(group)
     old.delete_workload("train")
     through.eventually(lambda s: not s.podgroups, timeout=timeouts.cleanup, describe="no v1alpha2 PodGroup left")
-    workloads = old.custom.list_namespaced_custom_object("scheduling.k8s.io", "v1alpha2", cluster.namespace, "workloads")
+    workloads = old.custom.list_namespaced_custom_object(GROUP, V1_36, cluster.namespace, "workloads")
     assert workloads["items"] == [], workloads["items"]
 
     cluster.swap(upgrade.target)
@@ -210,10 +191,8 @@ def test_podgroup_reads_fail_and_nothing_is_scheduled_when_v1alpha2_objects_surv
     new = cluster.builder()
     leftovers = {"podgroups": ("crew", "late"), "workloads": ("train",)}
     for plural, names in leftovers.items():
-        exc = _refused(lambda: new.custom.list_namespaced_custom_object(
-            "scheduling.k8s.io", "v1beta1", cluster.namespace, plural))
-        status = _status(exc)
-        assert exc.status == 429 and status.get("reason") == "TooManyRequests", (exc.status, status)
+        status = assert_refused(new.custom.list_namespaced_custom_object, *SCHEDULING, cluster.namespace, plural,
+                                status=429, reason="TooManyRequests")
         kind = "PodGroup" if plural == "podgroups" else "Workload"
         message = status["message"]
         assert "corrupt object" in message and f"/registry/{plural}/{cluster.namespace}/{names[0]}" in message, message
@@ -221,11 +200,8 @@ def test_podgroup_reads_fail_and_nothing_is_scheduled_when_v1alpha2_objects_surv
         if len(names) > 1:
             assert message.endswith(f"(and {len(names) - 1} more)"), message
     for call in (lambda: new.get_pod_group("crew"), lambda: new.custom.delete_namespaced_custom_object(
-            "scheduling.k8s.io", "v1beta1", cluster.namespace, "podgroups", "crew")):
-        exc = _refused(call)
-        status = _status(exc)
-        assert exc.status == 500 and status.get("reason") == "InternalError" and "corrupt object" in status["message"], \
-            (exc.status, status)
+            *SCHEDULING, cluster.namespace, "podgroups", "crew")):
+        assert_refused(call, status=500, reason="InternalError", text="corrupt object")
 
     pods = cluster.recorder(podgroups=False)  # a v1beta1 PodGroup list would not answer yet
     new.pod("plain", cpu="1")
@@ -238,12 +214,12 @@ def test_podgroup_reads_fail_and_nothing_is_scheduled_when_v1alpha2_objects_surv
 
     for plural, names in leftovers.items():
         for name in names:
-            answer = cluster.unsafe_delete("v1beta1", plural, name)
+            answer = cluster.unsafe_delete(BETA, plural, name)
             assert answer.get("status") == "Success" and answer["details"]["name"] == name, answer
     state = pods.eventually(lambda s: s.bound(prefix="plain"), timeout=timeouts.storage_recovers,
                             describe="the scheduler binds again once the leftovers are deleted")
     for plural in leftovers:
-        listing = new.custom.list_namespaced_custom_object("scheduling.k8s.io", "v1beta1", cluster.namespace, plural)
+        listing = new.custom.list_namespaced_custom_object(*SCHEDULING, cluster.namespace, plural)
         assert listing["items"] == [], listing["items"]
     assert scheduler.probe("readyz"), scheduler.log
 
@@ -362,32 +338,27 @@ def test_v1alpha2_and_string_disruption_modes_are_refused_when_the_cluster_runs_
         old.delete_pod_group(manifest["metadata"]["name"])
         old.drop_finalizers(manifest["metadata"]["name"])
     old.delete_workload("train")
-    remaining = old.custom.list_namespaced_custom_object("scheduling.k8s.io", "v1alpha2", cluster.namespace, "podgroups")
+    remaining = old.custom.list_namespaced_custom_object(GROUP, V1_36, cluster.namespace, "podgroups")
     assert remaining["items"] == [], remaining["items"]
 
     cluster.swap(upgrade.target)
     assert set(cluster.served()) == {"v1", "v1beta1"}, cluster.served()
     new = cluster.builder()
-    exc = _refused(lambda: old.custom.list_namespaced_custom_object(
-        "scheduling.k8s.io", "v1alpha2", cluster.namespace, "podgroups"))
-    assert exc.status == 404, (exc.status, exc.body)
+    assert_refused(old.custom.list_namespaced_custom_object, GROUP, V1_36, cluster.namespace, "podgroups", status=404)
 
     for manifest in manifests:
-        resent = {**manifest, "apiVersion": "scheduling.k8s.io/v1beta1"}
-        exc = _refused(lambda: new.create(resent))
-        status = _status(exc)
+        resent = {**manifest, "apiVersion": api_version(BETA)}
         where = "PodGroupSpec.spec.disruptionMode" if manifest["kind"] == "PodGroup" else \
             "PodGroupTemplate.spec.podGroupTemplates.disruptionMode"
-        assert exc.status == 400 and status.get("reason") == "BadRequest", (exc.status, status)
-        assert f"cannot unmarshal string into Go struct field {where} of type v1beta1.DisruptionMode" in \
-            status["message"], status["message"]
+        assert_refused(new.create, resent, status=400, reason="BadRequest",
+                       text=f"cannot unmarshal string into Go struct field {where} of type v1beta1.DisruptionMode")
     for mode in ("single", "all"):
         new.pod_group(f"union-{mode}", min_count=1, disruption=mode)
         assert new.get_pod_group(f"union-{mode}")["spec"]["disruptionMode"] == {mode: {}}
 
     asks_for_v1alpha2 = dataclasses.replace(
         upgrade.target.profile,
-        runtime_config={**upgrade.target.profile.runtime_config, "scheduling.k8s.io/v1alpha2": "true"})
+        runtime_config={**upgrade.target.profile.runtime_config, api_version(V1_36): "true"})
     with pytest.raises(ClusterUnavailable) as info:
         cluster.swap(dataclasses.replace(upgrade.target, profile=asks_for_v1alpha2))
     verdict = str(info.value)

@@ -105,3 +105,66 @@ def test_the_base_class_goes_on_every_pod_and_group_that_names_none(gang):
                                              priorityClassName="ns-high")["spec"]["priorityClassName"] == "ns-high"
     job = gang.job_manifest("j", parallelism=2)
     assert job["spec"]["template"]["spec"]["priorityClassName"] == "ns-base"
+
+
+def test_one_template_factory_with_one_default():
+    """``min_count=None`` is ``basic`` (a gang is asked for); other fields are sent as spelled;
+    ``fixtures.template`` and ``GangBuilder.template`` are the same function."""
+    import fixtures
+    from fixtures.builders import composite_template, template, template_chain
+    assert fixtures.template is template is GangBuilder.template
+    assert template("a") == {"name": "a", "schedulingPolicy": {"basic": {}}}
+    assert template("a", min_count=1, priority=3) == {"name": "a", "schedulingPolicy": {"gang": {"minCount": 1}},
+                                                      "priority": 3}
+    assert composite_template("c", pod_groups=[], composites=[]) == {
+        "name": "c", "schedulingPolicy": {"basic": {}}, "podGroupTemplates": [], "compositePodGroupTemplates": []}
+    assert "podGroupTemplates" not in composite_template("c")
+    leaf = template("leaf", min_count=1)
+    chain = template_chain(3, leaf)
+    names = []
+    node = chain
+    while "compositePodGroupTemplates" in node:
+        names.append(node["name"])
+        node = node["compositePodGroupTemplates"][0]
+    assert names == ["level-1", "level-2"] and node["name"] == "level-3" and node["podGroupTemplates"] == [leaf]
+
+
+def test_a_pod_group_without_the_base_class_and_with_extra_fields(gang):
+    gang.base_class = "ns-base"
+    spec = gang.pod_group_manifest("g", min_count=2, base_class=False, priority=5)["spec"]
+    assert "priorityClassName" not in spec and spec["priority"] == 5
+    assert gang.pod_group_manifest("g", base_class=False, priorityClassName="x")["spec"]["priorityClassName"] == "x"
+
+
+class _Gone:
+    """A client API whose every delete answers 404, or ``status``."""
+
+    def __init__(self, status: int = 404):
+        self.status, self.calls = status, []
+
+    def __getattr__(self, name):
+        def call(*args, **kwargs):
+            self.calls.append((name, args))
+            from kubernetes.client.rest import ApiException
+            raise ApiException(status=self.status)
+        return call
+
+
+@pytest.mark.parametrize(("kind", "api", "version"), [
+    ("Pod", "core", None), ("PodGroup", "custom", "v1beta1"), ("Workload", "custom", "v1beta1"),
+    ("CompositePodGroup", "custom", "v1alpha3")])
+def test_delete_takes_gone_already_for_success_and_names_the_kind(gang, kind, api, version):
+    fake = _Gone()
+    setattr(gang, api, fake)
+    gang.delete(kind, "x")
+    (name, args), = fake.calls
+    assert name.startswith("delete_namespaced") and "x" in args
+    if version:
+        assert version in args
+
+
+def test_delete_raises_any_other_refusal(gang):
+    from kubernetes.client.rest import ApiException
+    gang.custom = _Gone(403)
+    with pytest.raises(ApiException):
+        gang.delete_pod_group("x")

@@ -91,6 +91,54 @@ def test_state_queries_select_by_group_prefix_and_reason():
     assert state.events_for("job-a-0") == []
 
 
+def _failed(event: str, pod_name: str, **counts) -> Observation:
+    return Observation(0, "Event", "ADDED", {"metadata": {"name": event}, "reason": "FailedScheduling",
+                                             "involvedObject": {"name": pod_name}, **counts})
+
+
+def test_attempts_count_a_series_once_at_its_highest_and_each_new_event():
+    """kube-scheduler folds repeats into one event's ``count`` (core/v1) or ``series.count``
+    (events.k8s.io); another scheduler may write an event per attempt: both add up."""
+    state = State()
+    for o in [Observation(0, "Pod", "ADDED", pod("p")), _failed("e1", "p", count=1), _failed("e1", "p", count=3),
+              _failed("e2", "p", series={"count": 2}), _failed("e3", "p"), _failed("e4", "other", count=9)]:
+        state.apply(o)
+    assert state.attempts("p") == 3 + 2 + 1
+    assert state.attempts("other") == 9 and state.attempts("nobody") == 0
+
+
+def test_touched_names_the_pods_a_scheduler_acted_on():
+    state = State()
+    conditioned = pod("conditioned")
+    conditioned["status"]["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}]
+    for o in [Observation(0, "Pod", "ADDED", pod("bound", node="n1")), Observation(0, "Pod", "ADDED", conditioned),
+              Observation(0, "Pod", "ADDED", pod("failed")), _failed("e1", "failed"),
+              Observation(0, "Pod", "ADDED", pod("untouched"))]:
+        state.apply(o)
+    assert state.touched(["bound", "conditioned", "failed", "untouched", "never-created"]) == [
+        "bound", "conditioned", "failed"]
+
+
+def test_bound_count_counts_by_group_or_prefix():
+    state = State()
+    for o in [Observation(0, "Pod", "ADDED", pod("a-0", node="n1", group="a")),
+              Observation(0, "Pod", "ADDED", pod("a-1", group="a")),
+              Observation(0, "Pod", "ADDED", pod("job-0", node="n2", group=None))]:
+        state.apply(o)
+    assert (state.bound_count("a"), state.bound_count(prefix="job-"), state.bound_count()) == (1, 1, 2)
+
+
+def test_gone_means_seen_deleted_and_not_back():
+    state = State()
+    for o in [Observation(0, "Pod", "ADDED", pod("x")), Observation(0, "Pod", "ADDED", pod("y")),
+              Observation(1, "Pod", "DELETED", pod("x"))]:
+        state.apply(o)
+    assert state.gone("x") and not state.gone("x", "y")
+    assert not state.gone("never-created")  # not created yet is not gone
+    state.apply(Observation(2, "Pod", "ADDED", pod("x")))
+    assert not state.gone("x")  # recreated under the same name
+
+
 def test_a_state_remembers_disruptions_nominations_and_deletions_after_the_pod_is_gone():
     rec = FakeRecorder()
     victim = pod("v", node="n1", group=None)
