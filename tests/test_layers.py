@@ -47,11 +47,8 @@ def _imports(path: Path) -> list[tuple[int, str]]:
             if node.level:
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parts, *([base] if base else [])])
-            found.append((node.lineno, base))
-            # ``from fixtures import session`` imports the module fixtures.session.
-            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names
-                      if (REPO / base.replace(".", "/") / f"{alias.name}.py").exists()
-                      or (REPO / base.replace(".", "/") / alias.name / "__init__.py").exists()]
+            # ``from fixtures import session`` is fixtures.session: a module or a name of fixtures.
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
     return found
 
 
