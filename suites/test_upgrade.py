@@ -24,7 +24,7 @@ from kubernetes.client.rest import ApiException
 from fixtures.errors import ClusterUnavailable
 from fixtures.timeline import node_name
 from fixtures.pools import NodeShape
-from fixtures.upgrade import parse_flags
+from fixtures.providers.local.upgrade import parse_flags
 
 FINALIZER = "scheduling.k8s.io/podgroup-protection"
 TEMPLATES = [{"name": "crew", "schedulingPolicy": {"gang": {"minCount": 2}}},
