@@ -139,7 +139,8 @@ unit: setup ## only the tests that need no cluster
 		tests/test_builders.py tests/test_faults.py \
 		tests/test_mutants.py tests/test_report.py tests/test_results.py tests/test_runs.py tests/test_catalogue.py \
 		tests/test_upstream_map.py tests/test_forks.py tests/test_timeline_svg.py tests/test_html_report.py \
-		tests/test_bundle.py tests/test_progress.py tests/test_providers.py tests/reference $(PYTEST_ARGS)
+		tests/test_bundle.py tests/test_progress.py tests/test_wheel.py tests/test_retry.py tests/test_pools.py \
+		tests/test_kube.py tests/test_providers.py tests/reference $(PYTEST_ARGS)
 
 list-checks: setup ## every behaviour of the catalogue with the tests that check it (nothing is started)
 	@$(PY) -m pytest suites --list-checks -q $(PYTEST_ARGS)

@@ -33,11 +33,10 @@ from children import run_result
 from clusterstubs import closed_port, version_only_server, write_kubeconfig
 from fixtures import faults, priorities
 from fixtures.providers.local import binaries
-from fixtures.capacity import POD_SLOTS, SlotPool, leftover_resources
 from fixtures.errors import ClusterUnavailable, HarnessError
 from fixtures.labels import RUN_LABEL
 from fixtures.observe import Recorder
-from fixtures.pools import GPU, NodeShape
+from fixtures.pools import GPU, POD_SLOTS, NodeShape, SlotPool, leftover_resources
 from fixtures.priorities import BAND, Priorities
 from fixtures.profiles import Profile
 from fixtures.providers.existing import check_server_version, parse_server_version
