@@ -57,7 +57,7 @@ $(VENV)/.installed: pyproject.toml
 setup: $(VENV)/.installed ## create .venv and install gangconf with its dependencies
 
 build: setup ## build (or reuse) the control plane, etcd and kwok for K8S_VERSION (and the fork at SCHEDULER_SOURCE)
-	$(PY) -m fixtures.binaries build --version $(K8S_VERSION) $(FORK_ARGS)
+	$(PY) -m fixtures.providers.local.binaries build --version $(K8S_VERSION) $(FORK_ARGS)
 
 conformance: build ## every profile's checks on a local v1.37.2 cluster, against both schedulers (SCHEDULER_SOURCE=PATH: a fork's); reports/conformance.md
 	@$(PY) -m fixtures.report set-aside --reports-dir=$(REPORTS)
@@ -95,7 +95,7 @@ test: build $(ALLURE) ## the project's tests (tests/), the conformance matrix wi
 	exit $$status
 
 coverage: build ## statement coverage of kube-scheduler's gang code by the beta, alpha and fault checks; reports/coverage.md
-	$(PY) -m fixtures.binaries build --cover --version $(K8S_VERSION) >/dev/null
+	$(PY) -m fixtures.providers.local.binaries build --cover --version $(K8S_VERSION) >/dev/null
 	@rm -rf $(COVERDIR); status=0; start=$$(date +%s); \
 	for profile in $(COVER_PROFILES); do \
 		echo "gangconf: the $$profile checks against the coverage build of kube-scheduler"; \
@@ -140,7 +140,7 @@ unit: setup ## only the tests that need no cluster
 		tests/test_mutants.py tests/test_report.py tests/test_results.py tests/test_runs.py tests/test_catalogue.py \
 		tests/test_upstream_map.py tests/test_forks.py tests/test_timeline_svg.py tests/test_html_report.py \
 		tests/test_bundle.py tests/test_progress.py tests/test_wheel.py tests/test_retry.py tests/test_pools.py \
-		tests/test_kube.py tests/test_layers.py tests/test_hookspecs.py tests/reference $(PYTEST_ARGS)
+		tests/test_kube.py tests/test_providers.py tests/test_layers.py tests/test_hookspecs.py tests/reference $(PYTEST_ARGS)
 
 list-checks: setup ## every behaviour of the catalogue with the tests that check it (nothing is started)
 	@$(PY) -m pytest suites --list-checks -q $(PYTEST_ARGS)

@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from fixtures import binaries  # noqa: E402
+from fixtures.providers.local import binaries  # noqa: E402
 from fixtures.profiles import Profile  # noqa: E402
 from fixtures.providers.local import LocalControlPlane  # noqa: E402
 

@@ -34,13 +34,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from kubernetes import client  # noqa: E402
 from kubernetes.client.rest import ApiException  # noqa: E402
 
-from fixtures import binaries  # noqa: E402
+from fixtures.providers.local import binaries  # noqa: E402
 from fixtures.builders import GangBuilder  # noqa: E402
 from fixtures.labels import managed_labels, resource_name  # noqa: E402
 from fixtures.observe import Recorder  # noqa: E402
 from fixtures.timeline import node_name  # noqa: E402
 from fixtures.pools import NodePool, NodeShape  # noqa: E402
-from fixtures.scratch import owned_tempdir, reap_orphans  # noqa: E402
+from fixtures.processes import owned_tempdir, reap_orphans  # noqa: E402
 from fixtures.profiles import Profile  # noqa: E402
 from fixtures.providers.local import LocalControlPlane  # noqa: E402
 from fixtures.reference import ReferenceScheduler  # noqa: E402

@@ -186,7 +186,7 @@ def test_podgroup_reads_fail_and_nothing_is_scheduled_when_v1alpha2_objects_surv
     since = through.mark()
 
     cluster.swap(upgrade.target, wait_for="live")
-    apiserver_log = cluster.plane.component("kube-apiserver").log.read_text(errors="replace")
+    apiserver_log = cluster.component_log("kube-apiserver").read_text(errors="replace")
     assert "Deadline exceeded while waiting for storage readiness... ignoring" in apiserver_log
     new = cluster.builder()
     leftovers = {"podgroups": ("crew", "late"), "workloads": ("train",)}
@@ -209,8 +209,8 @@ def test_podgroup_reads_fail_and_nothing_is_scheduled_when_v1alpha2_objects_surv
                   window=timeouts.stays_pending, after=since,
                   describe="v1.37.2 schedules nothing while v1alpha2 objects it cannot read remain, "
                            "and the crew pods do not change")
-    scheduler = cluster.plane.component("kube-scheduler")
-    assert scheduler.probe("healthz") and not scheduler.probe("readyz"), scheduler.log
+    assert cluster.answers("kube-scheduler", "healthz") and not cluster.answers("kube-scheduler", "readyz"), \
+        cluster.component_log("kube-scheduler")
 
     for plural, names in leftovers.items():
         for name in names:
@@ -221,7 +221,7 @@ def test_podgroup_reads_fail_and_nothing_is_scheduled_when_v1alpha2_objects_surv
     for plural in leftovers:
         listing = new.custom.list_namespaced_custom_object(*SCHEDULING, cluster.namespace, plural)
         assert listing["items"] == [], listing["items"]
-    assert scheduler.probe("readyz"), scheduler.log
+    assert cluster.answers("kube-scheduler", "readyz"), cluster.component_log("kube-scheduler")
 
     cluster.pool.add(2, NodeShape(cpu="2"), prefix="extra")  # plain took a node: room for 3 more gang members
     after = cluster.recorder()
@@ -280,8 +280,7 @@ def test_components_refuse_to_start_when_given_a_gate_v1_37_removed(upgrade, tim
              if verdict.startswith(f"kube-apiserver v1.37.2 refused feature gate {g} and exited with code 1: ")]
     assert len(named) == 1, verdict
     assert f'"command failed" err="unrecognized feature gate: {named[0]}"' in verdict, verdict
-    assert [c.name for c in cluster.plane.components if c.exited() is None] == ["etcd", "kwok"], \
-        [(c.name, c.exited()) for c in cluster.plane.components]
+    assert cluster.running_components() == ["etcd", "kwok"], cluster.running_components()
 
     old_gates = f"--feature-gates={upgrade.source.profile.feature_gates_flag()}"
     for component in ("kube-apiserver", "kube-controller-manager", "kube-scheduler"):

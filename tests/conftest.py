@@ -72,7 +72,7 @@ def private_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     ``down`` see only the clusters this test made, never the developer's kept ones. At the end
     whatever is still recorded there is stopped, and the test fails if anything was.
     """
-    from fixtures import binaries
+    from fixtures.providers.local import binaries
     from fixtures.providers.runs import reap_stale_runs
 
     shared = binaries.cache_dir() / "bin"  # what a child builds lands there too

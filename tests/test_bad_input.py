@@ -24,7 +24,7 @@ def gangconf_lines(proc: subprocess.CompletedProcess) -> list[str]:
 
 
 def test_build_without_go_says_what_to_install(tmp_path: Path):
-    proc = run(["-m", "fixtures.binaries", "build"], env={"PATH": NO_GO_PATH, "GANGCONF_CACHE": str(tmp_path)})
+    proc = run(["-m", "fixtures.providers.local.binaries", "build"], env={"PATH": NO_GO_PATH, "GANGCONF_CACHE": str(tmp_path)})
     assert proc.returncode == 2, proc
     assert proc.stderr.strip().count("\n") == 0, proc.stderr
     assert "the Go toolchain is not on PATH" in proc.stderr and "--kubeconfig" in proc.stderr, proc.stderr
@@ -95,7 +95,7 @@ def test_second_scheduler_name_that_is_the_first_one_is_refused_in_one_line(tmp_
 
 
 def test_build_of_a_malformed_version_is_one_line(tmp_path: Path):
-    proc = run(["-m", "fixtures.binaries", "build", "--version", "1.36"], env={"GANGCONF_CACHE": str(tmp_path / "c")})
+    proc = run(["-m", "fixtures.providers.local.binaries", "build", "--version", "1.36"], env={"GANGCONF_CACHE": str(tmp_path / "c")})
     assert proc.returncode == 2, proc
     assert proc.stderr.strip() == ("gangconf: Kubernetes version '1.36' is not of the form vMAJOR.MINOR.PATCH "
                                    "(for example v1.37.2)"), proc.stderr

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import binaries
+from fixtures.providers.local import binaries
 from fixtures.errors import HarnessError
 
 

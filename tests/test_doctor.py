@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from kubernetes import client, config
 
-from fixtures import binaries
+from fixtures.providers.local import binaries
 from fixtures.labels import RUN_LABEL
 from fixtures.preflight import GATE_FLAG, RUNTIME_FLAG
 from fixtures.profiles import Profile

@@ -31,7 +31,8 @@ from kubernetes import client, config
 
 from children import run_result
 from clusterstubs import closed_port, version_only_server, write_kubeconfig
-from fixtures import binaries, faults, priorities
+from fixtures import faults, priorities
+from fixtures.providers.local import binaries
 from fixtures.errors import ClusterUnavailable, HarnessError
 from fixtures.labels import RUN_LABEL
 from fixtures.observe import Recorder

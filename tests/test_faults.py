@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from fixtures import faults
-from fixtures.binaries import Binaries
+from fixtures.providers.local.binaries import Binaries
 from fixtures.errors import ProfileError
 from fixtures.profiles import Profile
 from fixtures.providers.local import LocalControlPlane
@@ -142,13 +142,13 @@ def _fault_config(tmp_path: Path, plugin: str = faults.PLUGIN) -> Path:
 
 
 def test_the_probe_finds_the_plugin_in_a_kube_scheduler_that_registers_it(tmp_path: Path):
-    from fixtures import binaries
+    from fixtures.providers.local import binaries
 
     faults.probe(binaries.ensure().kube_scheduler, _fault_config(tmp_path), ["--feature-gates=GenericWorkload=true"])
 
 
 def test_a_kube_scheduler_without_the_plugin_is_refused_in_one_line_that_says_how_to_add_it(tmp_path: Path):
-    from fixtures import binaries
+    from fixtures.providers.local import binaries
 
     # The same real binary, asked for a plugin no build registers: kube-scheduler refuses it as it
     # refuses GangconfFaultReserve in a fork's main that does not register it.

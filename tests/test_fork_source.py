@@ -26,7 +26,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from fixtures import binaries, forks, results
+from fixtures import forks, results
+from fixtures.providers.local import binaries
 
 #: The checks both trees run: the two fault checks that need no Permit timeout, two beta checks.
 COMMON_CHECKS = (

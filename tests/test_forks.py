@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures import binaries, forks
+from fixtures import forks
+from fixtures.providers.local import binaries
 from fixtures.errors import ForkRefused
 
 GOMOD = "module k8s.io/kubernetes\n\ngo 1.26.0\n"

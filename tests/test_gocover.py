@@ -10,7 +10,8 @@ import json
 
 import pytest
 
-from fixtures import binaries, gocover
+from fixtures import gocover
+from fixtures.providers.local import binaries
 from fixtures.errors import HarnessError
 from fixtures.profiles import Profile
 from fixtures.providers.local import COVERDIR_ENV, LocalControlPlane

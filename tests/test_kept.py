@@ -16,7 +16,7 @@ from pathlib import Path
 from kubernetes import client, config, watch
 
 from children import alive, kept_block, wait_gone
-from fixtures.binaries import DEFAULT_K8S_VERSION
+from fixtures.providers.local.binaries import DEFAULT_K8S_VERSION
 from fixtures.pools import GPU
 from reference_scheduler import DEFAULT_SCHEDULER_NAME as SCHEDULER_NAME
 

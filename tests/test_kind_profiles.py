@@ -262,16 +262,20 @@ esac
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
     monkeypatch.delenv("KIND_EXPERIMENTAL_PROVIDER", raising=False)
     monkeypatch.chdir(tmp_path)
+    # The stand-in's kubeconfig names no server: the priority floor of its (system) pods is a stand-in too.
+    monkeypatch.setattr(kind.priorities, "lowest", lambda api: kind.priorities.Priorities(-7, "stand-in"))
     profile = Profile.resolve("gang-alpha")
     cluster, provider = kind.start(profile, run_id="20261202-120000-abcd", kind_bin=str(kind_bin),
                                    image="kindest/node:v1.37.2@sha256:0")
     try:
         assert cluster.provider == "kind" and not cluster.fake_nodes and cluster.kubeconfig.is_file()
+        assert (cluster.priority_floor, cluster.priority_floor_source) == (-7, "stand-in")
+        assert provider.ready_line().startswith(f"gangconf: kind cluster {provider.cluster_name} ")
         create = next(l for l in calls.read_text().splitlines() if l.startswith("create cluster"))
-        assert f"--name={provider.name}" in create and f"--config {profile.path}" in create, create
+        assert f"--name={provider.cluster_name}" in create and f"--config {profile.path}" in create, create
         assert "--image=kindest/node:v1.37.2@sha256:0" in create, create
     finally:
         cluster.stop()
-    assert f"delete cluster --name={provider.name}" in calls.read_text()
+    assert f"delete cluster --name={provider.cluster_name}" in calls.read_text()
     assert not provider.workdir.exists()
     assert not (tmp_path / ".pytest-kind").exists()

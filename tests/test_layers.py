@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 #: Every folder of the project with Python code (or that the map names), in the map's order.
 FOLDERS = [
-    "suites", "fixtures", "fixtures/providers", "reference_scheduler", "reference_scheduler/framework",
+    "suites", "fixtures", "fixtures/providers", "fixtures/providers/local", "reference_scheduler", "reference_scheduler/framework",
     "reference_scheduler/backend", "reference_scheduler/plugins", "reference_scheduler/runner", "controlplane",
     "kind-configs", "tests", "bench", "examples", "docs", "reports",
 ]

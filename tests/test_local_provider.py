@@ -21,7 +21,7 @@ import yaml
 from kubernetes import client, config
 
 from children import alive, kept_block, wait_gone
-from fixtures import binaries
+from fixtures.providers.local import binaries
 from fixtures.errors import ProfileError
 from fixtures.profiles import Profile
 from fixtures.providers.local import LocalControlPlane
@@ -142,7 +142,7 @@ def test_stop_ends_every_process_and_removes_the_credentials(tmp_path):
 _CHILD = """
 import json, sys, time
 from pathlib import Path
-from fixtures import binaries
+from fixtures.providers.local import binaries
 from fixtures.profiles import Profile
 from fixtures.providers.local import LocalControlPlane
 cp = LocalControlPlane(binaries.ensure(), Profile.resolve("gang-beta"), Path(sys.argv[1]), detachable=sys.argv[2] == "1")
@@ -277,20 +277,20 @@ def test_a_port_taken_before_its_component_binds_it_means_a_new_start(tmp_path, 
     """A port another process binds between the pick and the component's start costs a retry, not the run."""
     import socket
 
-    from fixtures.providers import local
+    from fixtures.providers.local import controlplane
 
     taken = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     taken.bind(("127.0.0.1", 0))
     taken.listen()
     port = taken.getsockname()[1]
     picks = []
-    real = local.free_port
+    real = controlplane.free_port
 
     def pick() -> int:
         picks.append(None)
         return port if len(picks) == 6 else real()  # the 6th pick of the first start is kwok's
 
-    monkeypatch.setattr(local, "free_port", pick)
+    monkeypatch.setattr(controlplane, "free_port", pick)
     cp = LocalControlPlane(binaries.ensure(), Profile.resolve("gang-beta"), tmp_path / "run")
     try:
         cp.start()

@@ -16,7 +16,7 @@ import pytest
 from children import alive, wait_gone
 from fixtures.providers import runs
 from fixtures.providers.kept import main
-from fixtures.scratch import process_start_time
+from fixtures.processes import process_start_time
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from children import alive, run_result, wait_gone
-from fixtures import binaries
+from fixtures.providers.local import binaries
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from kubernetes import client, config
 
-from fixtures import binaries
+from fixtures.providers.local import binaries
 from fixtures.errors import ClusterUnavailable
 from fixtures.pools import NodePool, NodeShape
 from fixtures.profiles import Profile
@@ -123,7 +123,7 @@ def test_missing_binaries_are_refused_in_one_line_before_anything_stops(plane, t
         plane.swap(missing, Profile.resolve("gang-alpha-1.36"))
     assert str(info.value) == (
         f"the kube-controller-manager binary for v1.36.3 is missing ({tmp_path / 'nowhere' / 'kube-controller-manager'}): "
-        "build it with `python -m fixtures.binaries build --version v1.36.3`")
+        "build it with `python -m fixtures.providers.local.binaries build --version v1.36.3`")
     assert _pids(plane) == before
     assert plane.component("kube-apiserver").probe("readyz")
 
@@ -144,7 +144,7 @@ STOP_BOUND = 5 * (15 + 10)
 _CHILD = """
 import json, sys, time
 from pathlib import Path
-from fixtures import binaries
+from fixtures.providers.local import binaries
 from fixtures.profiles import Profile
 from fixtures.providers.local import LocalControlPlane
 cp = LocalControlPlane(binaries.ensure(), Profile.resolve("gang-beta"), Path(sys.argv[1]))

@@ -176,7 +176,7 @@ def test_the_profiles_are_found_installed(installed: Installed) -> None:
 
 def test_building_the_control_plane_needs_a_checkout(installed: Installed) -> None:
     """The Go module in controlplane/ is the checkout's: an installed gangconf says so in one line."""
-    proc = installed.run("-m", "fixtures.binaries", "path")
+    proc = installed.run("-m", "fixtures.providers.local.binaries", "path")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "controlplane/ Go module of a gangconf checkout" in lines[0], proc.stderr
