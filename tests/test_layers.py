@@ -27,7 +27,7 @@ FOLDERS = [
 SUITE_IMPORTS = {"fixtures", "kubernetes", "pytest"}
 #: The harness's plugin modules: the pytest session layer, which the rest of fixtures/ serves.
 SESSION_LAYER = {"plugin", "options", "session", "schedulers", "applicability", "listing", "environment",
-                 "hookspecs", "own_clusters"}
+                 "hookspecs", "own_clusters", "worker"}
 
 
 def _modules(folder: str) -> list[Path]:
