@@ -162,7 +162,9 @@ def test_ctrl_c_stops_the_run_reports_what_it_interrupted_and_cleans_up(tmp_path
     took = run.wait_exit(took)
     out = run.output()
     assert took < STOP_WITHIN, f"the run took {took:.1f}s to stop after SIGINT:\n{out[-3000:]}"
-    assert run.proc.returncode == 2, out[-3000:]  # pytest's "interrupted"
+    # pytest's "interrupted" when the clean-up ended in time; 130 when its budget cut it short.
+    assert run.proc.returncode in (2, 130), out[-3000:]
+    assert run.proc.returncode == 2 or "the clean-up is still going" in out, out[-3000:]
     running = [f"suites/test_waits.py::test_waits[{n}]" for n in range(1, checks + 1)]
     line = next((l for l in out.splitlines() if l.startswith("gangconf: interrupted (Ctrl-C)")), None)
     assert line is not None and all(r in line for r in running), out[-3000:]
