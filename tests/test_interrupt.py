@@ -197,3 +197,28 @@ def test_a_second_ctrl_c_during_clean_up_stops_at_once_and_still_kills_everythin
     assert sorted(run.partial_result()["run"]["interrupted"]) == ["suites/test_waits.py::test_waits[1]",
                                                           "suites/test_waits.py::test_waits[2]"]
     _assert_left_nothing(run, pids, states)
+
+
+def test_ctrl_c_stops_make_conformance_without_starting_the_next_run(tmp_path: Path, private_runs: Path):
+    """``make conformance`` runs pytest once per profile and scheduler in a shell loop: a Ctrl-C
+    ends the running one (as above) and the matrix with it, also under ``-n``."""
+    reports = tmp_path / "reports"
+    log = tmp_path / "out.txt"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            ["make", "--no-print-directory", "conformance", "PROFILES=beta", "SCHEDULERS=kube-scheduler reference",
+             "WORKERS=2", f"REPORTS={reports}", "PYTEST_ARGS=-v -p no:cacheprovider -k test_quorum"],
+            cwd=REPO, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    # xdist's -v names each test as it starts: a check of the first run (kube-scheduler) is running.
+    _wait_for(lambda: "suites/test_quorum.py::" in log.read_text(errors="replace"), 300, "a check running", log, proc)
+    run = Run.__new__(Run)  # the make's process group, for the same measurements
+    run.proc, run.cache, run.log, run.reports = proc, private_runs, log, reports
+    pids, states = run.started()
+    took = run.wait_exit(run.interrupt())
+    out = run.output()
+    assert took < STOP_WITHIN, f"make conformance took {took:.1f}s to stop after SIGINT:\n{out[-3000:]}"
+    assert proc.returncode != 0, out[-3000:]
+    assert "gangconf: interrupted (Ctrl-C)" in out, out[-3000:]
+    assert "the beta checks against reference" not in out, f"the matrix went on:\n{out[-3000:]}"
+    assert "partial: interrupted" in out, out[-3000:]
+    _assert_left_nothing(run, pids, states)

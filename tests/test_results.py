@@ -35,6 +35,13 @@ def test_each_way_of_leaving_tests_out_makes_a_run_partial_and_says_so(given, re
     assert why[0] == expected and why[-1] == "narrowed by -k 'deadlock'", why
 
 
+def test_an_interrupted_xdist_run_known_by_node_ids_alone_claims_nothing_about_its_modules():
+    # Interrupted before a worker sent its selection, the controller knows the node IDs alone.
+    known = {**data(expected=["a::1", "a::2"]), "modules": None}
+    assert selection.partial_because(known, {"a::1"}, narrowing=[], modules=MODULES) == [
+        "1 selected test did not run (stopped early)"]
+
+
 def test_only_profile_selects_its_checks_and_beta_the_demonstrations():
     assert selection.keeps("alpha", None) and selection.keeps(None, None)
     assert selection.keeps("alpha", "alpha") and not selection.keeps("beta", "alpha")
