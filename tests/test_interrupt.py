@@ -9,7 +9,12 @@ for a time), sends SIGINT to the group, and measures from the signal.
 After the run: it exited within 10 s, said which checks it interrupted, wrote a partial result
 that says it was interrupted and gives those checks no outcome, and left no process running (its
 xdist workers, the control plane, the reference scheduler) and neither the cluster's state file
-nor its private directory.
+nor its private directory. One xdist run starts with SIGINT ignored, as a script's background job
+does, which is how a run used to go on to its end after a Ctrl-C.
+
+With the checks' teardown held (it waits for a file nobody writes), a second Ctrl-C stops the run
+at once, and without one the clean-up's budget stops it within the 10 s. ``make conformance``, a
+shell loop of pytest runs under ``-n``, stops on a Ctrl-C and starts no further run.
 """
 
 from __future__ import annotations

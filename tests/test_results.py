@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -40,6 +41,17 @@ def test_an_interrupted_xdist_run_known_by_node_ids_alone_claims_nothing_about_i
     known = {**data(expected=["a::1", "a::2"]), "modules": None}
     assert selection.partial_because(known, {"a::1"}, narrowing=[], modules=MODULES) == [
         "1 selected test did not run (stopped early)"]
+
+
+def test_the_controller_goes_by_the_first_workers_node_ids_until_a_worker_sends_its_selection():
+    known = selection.Selection(config=None)
+    known.pytest_xdist_node_collection_finished(node=None, ids=["a::1", "a::2"])
+    assert known.as_dict() == {"expected": ["a::1", "a::2"], "selected": ["a::1", "a::2"], "modules": None, "errors": []}
+    sent = data(selected=["a::1", "a::2"])
+    known.pytest_testnodedown(node=SimpleNamespace(workeroutput={selection.WORKER_KEY: sent}), error=None)
+    assert known.as_dict() == sent
+    known.pytest_xdist_node_collection_finished(node=None, ids=["a::1"])  # a replacement worker changes nothing
+    assert known.as_dict() == sent
 
 
 def test_only_profile_selects_its_checks_and_beta_the_demonstrations():
