@@ -277,3 +277,14 @@ def test_an_interrupted_check_has_no_outcome_and_the_result_says_the_run_was_int
     assert reported == [{"t.py::test_done", "t.py::test_cut"}]  # it ran, if not to its end: not "did not run"
     interrupt.interrupted = None  # a run that was not interrupted: no such key
     assert "interrupted" not in recorder.result()["run"]
+
+
+def test_only_a_signal_interrupts_a_run_not_pytest_exit_nor_xdists_stop_after_maxfail():
+    from xdist.dsession import Interrupted
+
+    from fixtures.interrupt import cause
+
+    assert cause(KeyboardInterrupt()) == "Ctrl-C" and cause(KeyboardInterrupt("signal 15")) == "SIGTERM"
+    assert cause(Interrupted("<WorkerController gw0> received keyboard-interrupt")) == "Ctrl-C"
+    assert cause(Interrupted("stopping after 1 failures")) is None
+    assert cause(pytest.exit.Exception("gangconf: bad input", returncode=4)) is None
