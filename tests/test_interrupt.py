@@ -242,3 +242,21 @@ def test_ctrl_c_stops_make_conformance_without_starting_the_next_run(tmp_path: P
     assert "the beta checks against reference" not in out, f"the matrix went on:\n{out[-3000:]}"
     assert "partial: interrupted" in out, out[-3000:]
     _assert_left_nothing(run, pids, states)
+
+
+def test_sigterm_to_the_controller_alone_stops_the_workers_too(tmp_path: Path, private_runs: Path):
+    """What ``timeout`` or a CI runner sends: SIGTERM to the pytest process only, not to its group."""
+    _suite(tmp_path)
+    run = Run(tmp_path, private_runs, *XDIST)
+    run.wait_running(2)
+    pids, states = run.started()
+    run.proc.send_signal(signal.SIGTERM)
+    took = run.wait_exit(time.monotonic())
+    out = run.output()
+    print(f"stopped {took:.1f} s after SIGTERM to the controller, exit code {run.proc.returncode}")
+    assert took < STOP_WITHIN, f"the run took {took:.1f}s to stop after SIGTERM:\n{out[-3000:]}"
+    assert run.proc.returncode in (2, 130), out[-3000:]
+    assert "gangconf: interrupted (SIGTERM) with 2 tests running" in out, out[-3000:]
+    assert sorted(run.partial_result()["run"]["interrupted"]) == [
+        "suites/test_waits.py::test_waits[1]", "suites/test_waits.py::test_waits[2]"]
+    _assert_left_nothing(run, pids, states)
