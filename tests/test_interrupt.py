@@ -19,6 +19,7 @@ shell loop of pytest runs under ``-n``, stops on a Ctrl-C and starts no further 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -26,6 +27,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -63,6 +65,23 @@ def test_waits(held_cleanup, recorder, namespace, n):
     Path(os.environ["RUNNING_DIR"], str(n)).write_text(namespace)
     recorder.eventually(lambda state: False, timeout=300, describe="nothing: the run is interrupted first")
 '''
+
+
+#: The child runs this test started (each in a session of its own, which no Ctrl-C of ours reaches).
+_started: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_child_run_outlives_its_test(private_runs: Path) -> Iterator[None]:
+    """A child run the test did not see to its end (the test failed, or was interrupted) is killed,
+    before private_runs reaps what it left."""
+    yield
+    while _started:
+        proc = _started.pop()
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
 
 
 def _descendants(pid: int) -> set[int]:
@@ -106,6 +125,7 @@ class Run:
                 start_new_session=True,
                 # A script's background job (`cmd &` without job control) starts with SIGINT ignored.
                 preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None)
+        _started.append(self.proc)
 
     def wait_running(self, checks: int) -> None:
         _wait_for(lambda: len(list(self.running.iterdir())) >= checks, 240, f"{checks} check(s) running",
@@ -228,6 +248,7 @@ def test_ctrl_c_stops_make_conformance_without_starting_the_next_run(tmp_path: P
             ["make", "--no-print-directory", "conformance", "PROFILES=beta", "SCHEDULERS=kube-scheduler reference",
              "WORKERS=2", f"REPORTS={reports}", "PYTEST_ARGS=-v -p no:cacheprovider -k test_quorum"],
             cwd=REPO, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    _started.append(proc)
     # xdist's -v names each test as it starts: a check of the first run (kube-scheduler) is running.
     _wait_for(lambda: "suites/test_quorum.py::" in log.read_text(errors="replace"), 300, "a check running", log, proc)
     run = Run.__new__(Run)  # the make's process group, for the same measurements
