@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -255,3 +256,35 @@ def test_recorder_folds_the_phases_of_a_check_and_attributes_a_crash_without_ide
         "t.py::test_crashed_early": ("GANG-A-003", "failed", "???: worker crashed"),
     }
     assert recorder.checks["t.py::test_ok"]["seconds"] == 3.0 and recorder.failed
+
+
+def test_an_interrupted_check_has_no_outcome_and_the_result_says_the_run_was_interrupted():
+    # Cut short by Ctrl-C, a check reported its setup only: that "passed" is no outcome.
+    config = _Config(**{"--profile": "gang-beta"})
+    config.option = SimpleNamespace()
+    reported: list[set] = []
+    selection = SimpleNamespace(partial_because=lambda done: reported.append(set(done)) or ["1 selected test did not run"])
+    interrupt = SimpleNamespace(interrupted=["t.py::test_cut"])
+    recorder = report.RunRecorder(config, report.SuiteFacts(), selection, interrupt)
+    ident = [("behaviour", "GANG-A-001"), ("profile", "beta")]
+    for when in ("setup", "call", "teardown"):
+        recorder.pytest_runtest_logreport(_report("t.py::test_done", when, "passed", props=ident))
+    recorder.pytest_runtest_logreport(_report("t.py::test_cut", "setup", "passed", props=ident))
+    result = recorder.result()
+    assert [c["test"] for c in result["checks"]] == ["t.py::test_done"] and result["counts"]["passed"] == 1
+    assert result["run"]["interrupted"] == ["t.py::test_cut"] and not result["run"]["complete"]
+    assert result["run"]["partial_because"] == ["interrupted with 1 test running", "1 selected test did not run"]
+    assert reported == [{"t.py::test_done", "t.py::test_cut"}]  # it ran, if not to its end: not "did not run"
+    interrupt.interrupted = None  # a run that was not interrupted: no such key
+    assert "interrupted" not in recorder.result()["run"]
+
+
+def test_only_a_signal_interrupts_a_run_not_pytest_exit_nor_xdists_stop_after_maxfail():
+    from xdist.dsession import Interrupted
+
+    from fixtures.interrupt import cause
+
+    assert cause(KeyboardInterrupt()) == "Ctrl-C" and cause(KeyboardInterrupt("signal 15")) == "SIGTERM"
+    assert cause(Interrupted("<WorkerController gw0> received keyboard-interrupt")) == "Ctrl-C"
+    assert cause(Interrupted("stopping after 1 failures")) is None
+    assert cause(pytest.exit.Exception("gangconf: bad input", returncode=4)) is None

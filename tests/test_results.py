@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -33,6 +34,24 @@ def test_a_run_of_everything_its_profile_selects_is_complete():
 def test_each_way_of_leaving_tests_out_makes_a_run_partial_and_says_so(given, reported, expected):
     why = selection.partial_because(given, reported, narrowing=["-k 'deadlock'"], modules=MODULES)
     assert why[0] == expected and why[-1] == "narrowed by -k 'deadlock'", why
+
+
+def test_an_interrupted_xdist_run_known_by_node_ids_alone_claims_nothing_about_its_modules():
+    # Interrupted before a worker sent its selection, the controller knows the node IDs alone.
+    known = {**data(expected=["a::1", "a::2"]), "modules": None}
+    assert selection.partial_because(known, {"a::1"}, narrowing=[], modules=MODULES) == [
+        "1 selected test did not run (stopped early)"]
+
+
+def test_the_controller_goes_by_the_first_workers_node_ids_until_a_worker_sends_its_selection():
+    known = selection.Selection(config=None)
+    known.pytest_xdist_node_collection_finished(node=None, ids=["a::1", "a::2"])
+    assert known.as_dict() == {"expected": ["a::1", "a::2"], "selected": ["a::1", "a::2"], "modules": None, "errors": []}
+    sent = data(selected=["a::1", "a::2"])
+    known.pytest_testnodedown(node=SimpleNamespace(workeroutput={selection.WORKER_KEY: sent}), error=None)
+    assert known.as_dict() == sent
+    known.pytest_xdist_node_collection_finished(node=None, ids=["a::1"])  # a replacement worker changes nothing
+    assert known.as_dict() == sent
 
 
 def test_only_profile_selects_its_checks_and_beta_the_demonstrations():
