@@ -8,6 +8,7 @@ is that map's list of folders: every folder with Python code is in it, and the R
 from __future__ import annotations
 
 import ast
+import fnmatch
 import importlib
 import re
 import sys
@@ -123,3 +124,12 @@ def test_the_readme_map_names_every_folder():
     assert section, "README.md has no '## Where things are' section"
     missing = [f for f in FOLDERS if not re.search(rf"(^|\s|`){re.escape(f)}/", section[1])]
     assert missing == [], f"README's Where things are does not name {missing}"
+
+
+@pytest.mark.parametrize("folder", ["fixtures", "fixtures/providers", "fixtures/providers/local", "reference_scheduler"])
+def test_the_readme_map_names_every_module_of_the_harness_and_the_reference_root(folder):
+    section = re.search(r"^## Where things are\n(.*?)(?=^## )", (REPO / "README.md").read_text(), re.S | re.M)[1]
+    named = set(re.findall(r"[\w*]+\.py", section))
+    modules = [p.name for p in (REPO / folder).glob("*.py") if p.name != "__init__.py"]
+    missing = [m for m in modules if not any(fnmatch.fnmatch(m, pattern) for pattern in named)]
+    assert missing == [], f"README's Where things are does not name {folder}/{missing}"
