@@ -31,20 +31,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from kubernetes import client  # noqa: E402
-from kubernetes.client.rest import ApiException  # noqa: E402
 
 from fixtures.providers.local import binaries  # noqa: E402
 from fixtures.builders import GangBuilder  # noqa: E402
 from fixtures.labels import managed_labels, resource_name  # noqa: E402
-from fixtures.observe import Recorder  # noqa: E402
 from fixtures.timeline import node_name  # noqa: E402
 from fixtures.pools import NodePool, NodeShape  # noqa: E402
 from fixtures.processes import owned_tempdir, reap_orphans  # noqa: E402
 from fixtures.profiles import Profile  # noqa: E402
 from fixtures.providers.local import LocalControlPlane  # noqa: E402
 from fixtures.reference import ReferenceScheduler  # noqa: E402
-from fixtures.retry import api_call, create_call  # noqa: E402
+from fixtures.testenv import TestEnvironment  # noqa: E402
 from bench_reference_core import run as run_core  # noqa: E402
 
 SHAPES = {
@@ -78,11 +75,9 @@ class AllBound:
 
 
 def measure(api, pool: NodePool, scheduler_name: str, shape: str, gangs: int, size: int, timeout: float) -> float:
-    core = client.CoreV1Api(api)
-    namespace = resource_name(f"bench-{scheduler_name}-{shape}")
-    create_call(core.create_namespace, {"metadata": {"name": namespace, "labels": managed_labels("bench", shape)}})
-    recorder = Recorder(api, namespace)
-    builder = GangBuilder(api, namespace, pool, managed_labels("bench", shape), scheduler_name=scheduler_name)
+    env = TestEnvironment(api, resource_name(f"bench-{scheduler_name}-{shape}"), managed_labels("bench", shape))
+    recorder = env.record()
+    builder = GangBuilder(api, env.namespace, pool, env.labels, scheduler_name=scheduler_name)
     try:
         for g in range(gangs):
             builder.pods(f"g{g}", size, group=f"g{g}", cpu="100m", memory="64Mi")
@@ -93,13 +88,7 @@ def measure(api, pool: NodePool, scheduler_name: str, shape: str, gangs: int, si
                             describe=f"all {gangs * size} pods bound by {scheduler_name}")
         return time.monotonic() - started
     finally:
-        recorder.close()
-        try:  # not retried: when it fails, the namespace's deletion removes the pods anyway
-            core.delete_collection_namespaced_pod(namespace, grace_period_seconds=0)
-        except ApiException as exc:  # thousands of pods on a loaded machine: the namespace's deletion removes them
-            print(f"bench_e2e: deleting the pods of {namespace} at once failed ({exc.status}); "
-                  "deleting the namespace", file=sys.stderr, flush=True)
-        api_call(core.delete_namespace, namespace)
+        env.close()
 
 
 def main() -> int:

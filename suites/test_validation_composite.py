@@ -14,17 +14,10 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import ALPHA, api_version, assert_refused, composite_template, template, template_chain
+from fixtures import ALPHA, api_version, assert_refused, composite_template, messages, template, template_chain
 
 #: The Workload and template a CompositePodGroup names unless a check says otherwise.
 TRAINING = ("training", "composite")
-
-# The texts v1.37.2 answers with (declarative validation and the core name validators).
-REQUIRED = "Required value"
-IMMUTABLE = "field is immutable"
-DNS_SUBDOMAIN = "a lowercase RFC 1123 subdomain must consist of"
-AT_MOST_8 = "must have at most 8 items"
-NOT_ADDED = "item may not be added"
 
 
 # -- rule 2: at most 8 templates per list --------------------------------------------------------------------
@@ -56,7 +49,7 @@ def test_composite_template_lists_are_rejected_beyond_eight_items(gang, where):
 
     nine, path = tree(9)
     assert_refused(gang.create, gang.workload_manifest("nine", None, composite=nine, version=ALPHA), field=path,
-                   text=AT_MOST_8)
+                   text=messages.AT_MOST_8)
     eight, _ = tree(8)
     assert gang.create(gang.workload_manifest("eight", None, composite=eight, version=ALPHA))["metadata"]["uid"]
 
@@ -76,7 +69,7 @@ def test_composite_template_lists_are_rejected_beyond_eight_items(gang, where):
                   composite_template("a", pod_groups=[template("y", min_count=1)])],
                  "spec.compositePodGroupTemplates[1]", "Duplicate value", id="siblings"),
     pytest.param([composite_template("", pod_groups=[template("x", min_count=1)])], "spec.compositePodGroupTemplates[0].name",
-                 REQUIRED,
+                 messages.REQUIRED,
                  id="empty-composite-name"),
 ])
 def test_template_names_are_rejected_when_repeated_anywhere_in_the_tree(gang, tree, field, message):
@@ -212,7 +205,7 @@ def test_composite_template_tree_is_fixed_after_create_except_its_counts(gang):
         "w", None, composite=tree([template("a", min_count=2)], 1)["spec"]["compositePodGroupTemplates"], version=ALPHA))
     two = tree([template("a", min_count=2), template("b", min_count=2)], 1)
     assert_refused(lambda: gang.patch("Workload", "w", two, version=ALPHA),
-                   field="spec.compositePodGroupTemplates[0].podGroupTemplates[1]", text=NOT_ADDED)
+                   field="spec.compositePodGroupTemplates[0].podGroupTemplates[1]", text=messages.NOT_ADDED)
     spec = gang.patch("Workload", "w", tree([template("a", min_count=3)], 2), version=ALPHA)["spec"]
     composite = spec["compositePodGroupTemplates"][0]
     assert composite["schedulingPolicy"] == {"gang": {"minGroupCount": 2}}, composite
@@ -252,7 +245,7 @@ def test_composite_scheduling_policy_is_rejected_when_both_kinds_are_set(gang, k
 
 
 @pytest.mark.conformance(id="GANG-VALIDATION-09", profile="alpha")
-@pytest.mark.parametrize(("min_group_count", "message"), [(0, REQUIRED), (-1, "must be greater than or equal to 1")],
+@pytest.mark.parametrize(("min_group_count", "message"), [(0, messages.REQUIRED), (-1, "must be greater than or equal to 1")],
                          ids=["zero", "negative"])
 def test_composite_is_rejected_when_min_group_count_is_below_one(gang, min_group_count, message):
     """Behaviour: GANG-VALIDATION-09 (catalogue section 2.1 rule 9), profile alpha.
@@ -302,13 +295,13 @@ def test_composite_pod_group_needs_a_workload_ref_and_keeps_its_spec(gang, chang
     """
     missing = gang.composite_pod_group_manifest("no-ref", min_group_count=2, workload=TRAINING)
     del missing["spec"]["workloadRef"]
-    assert_refused(gang.create, missing, field="spec.workloadRef", text=REQUIRED)
+    assert_refused(gang.create, missing, field="spec.workloadRef", text=messages.REQUIRED)
 
     created = gang.create(gang.composite_pod_group_manifest("cpg", min_group_count=2, workload=TRAINING, parent="root"))
     assert created["spec"]["parentCompositePodGroupName"] == "root"
     assert created["spec"]["workloadRef"] == {"workloadName": "training", "templateName": "composite"}
     assert_refused(lambda: gang.patch("CompositePodGroup", "cpg", {"spec": change}, version=ALPHA), field=field,
-                   text=IMMUTABLE)
+                   text=messages.IMMUTABLE)
 
 
 # -- rule 12: topology constraints ---------------------------------------------------------------------------
@@ -318,7 +311,7 @@ def test_composite_pod_group_needs_a_workload_ref_and_keeps_its_spec(gang, chang
 @pytest.mark.parametrize(("kind", "topology", "field", "message"), [
     pytest.param("PodGroup", [{"key": "rack"}, {"key": "zone"}], "spec.schedulingConstraints.topology",
                  "must have at most 1 item", id="podgroup-two-keys"),
-    pytest.param("PodGroup", [{"key": ""}], "spec.schedulingConstraints.topology[0].key", REQUIRED,
+    pytest.param("PodGroup", [{"key": ""}], "spec.schedulingConstraints.topology[0].key", messages.REQUIRED,
                  id="podgroup-empty-key"),
     pytest.param("PodGroup", [{"key": "bad key!"}], "spec.schedulingConstraints.topology[0].key",
                  "name part must consist of alphanumeric characters", id="podgroup-not-a-label-key"),
@@ -327,7 +320,7 @@ def test_composite_pod_group_needs_a_workload_ref_and_keeps_its_spec(gang, chang
                  id="template-two-keys"),
     pytest.param("CompositePodGroup", [{"key": "rack"}, {"key": "zone"}], "spec.schedulingConstraints.topology",
                  "must have at most 1 item", id="composite-two-keys"),
-    pytest.param("CompositePodGroup", [{"key": ""}], "spec.schedulingConstraints.topology[0].key", REQUIRED,
+    pytest.param("CompositePodGroup", [{"key": ""}], "spec.schedulingConstraints.topology[0].key", messages.REQUIRED,
                  id="composite-empty-key"),
 ])
 def test_topology_constraint_is_rejected_when_malformed_or_changed(gang, kind, topology, field, message):
@@ -358,7 +351,7 @@ def test_topology_constraint_is_rejected_when_malformed_or_changed(gang, kind, t
     zoned = gang.create(gang.pod_group_manifest("zoned", min_count=2, base_class=False, schedulingConstraints=zone))
     assert zoned["spec"]["schedulingConstraints"] == zone
     rack = {"spec": {"schedulingConstraints": {"topology": [{"key": "rack"}]}}}
-    assert_refused(lambda: gang.patch("PodGroup", "zoned", rack), field="spec.schedulingConstraints", text=IMMUTABLE)
+    assert_refused(lambda: gang.patch("PodGroup", "zoned", rack), field="spec.schedulingConstraints", text=messages.IMMUTABLE)
 
 
 # -- rule 15: preemptionPolicy -------------------------------------------------------------------------------
@@ -409,7 +402,7 @@ def test_preemption_policy_is_admitted_against_the_priority_class(gang):
     default = gang.create(gang.pod_group_manifest("default", min_count=2, base_class=False))
     assert default["spec"]["preemptionPolicy"] == "PreemptLowerPriority"
     assert_refused(lambda: gang.patch("PodGroup", "never", {"spec": {"preemptionPolicy": "PreemptLowerPriority"}}),
-                   field="spec.preemptionPolicy", text=IMMUTABLE)
+                   field="spec.preemptionPolicy", text=messages.IMMUTABLE)
     assert_refused(gang.create,
                    gang.workload_manifest("w", [template("a", min_count=1, preemptionPolicy="Sometimes")]),
                    field="spec.podGroupTemplates[0].preemptionPolicy", text='Unsupported value: "Sometimes"')
@@ -424,10 +417,10 @@ def test_preemption_policy_is_admitted_against_the_priority_class(gang):
                  "must be set when parentCompositePodGroupName is set", id="parent-without-workload-ref"),
     pytest.param("PodGroup", {"parentCompositePodGroupName": "Bad_Name",
                               "workloadRef": {"workloadName": "w", "templateName": "t"}},
-                 "spec.parentCompositePodGroupName", DNS_SUBDOMAIN, id="parent-not-a-subdomain"),
+                 "spec.parentCompositePodGroupName", messages.DNS_SUBDOMAIN, id="parent-not-a-subdomain"),
     pytest.param("CompositePodGroup", {"workloadRef": {"workloadName": "w"}}, "spec.workloadRef.templateName",
-                 REQUIRED, id="composite-template-name-missing"),
-    pytest.param("CompositePodGroup-name", {}, "metadata.name", DNS_SUBDOMAIN, id="composite-name-not-a-subdomain"),
+                 messages.REQUIRED, id="composite-template-name-missing"),
+    pytest.param("CompositePodGroup-name", {}, "metadata.name", messages.DNS_SUBDOMAIN, id="composite-name-not-a-subdomain"),
 ])
 def test_parent_composite_name_needs_a_workload_ref_and_is_immutable(gang, kind, spec, field, message):
     """Behaviour: GANG-VALIDATION-17 (catalogue section 2.1 rule 17), profile alpha.
@@ -455,7 +448,7 @@ def test_parent_composite_name_needs_a_workload_ref_and_is_immutable(gang, kind,
                                     workloadRef={"workloadName": "training", "templateName": "leaf"})
     assert gang.create(child)["spec"]["parentCompositePodGroupName"] == "root"
     assert_refused(lambda: gang.patch("PodGroup", "child", {"spec": {"parentCompositePodGroupName": "other"}}),
-                   field="spec.parentCompositePodGroupName", text=IMMUTABLE)
+                   field="spec.parentCompositePodGroupName", text=messages.IMMUTABLE)
 
 
 # -- rule 21: references to objects that do not exist --------------------------------------------------------

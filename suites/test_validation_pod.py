@@ -8,11 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import assert_refused
-
-
-# The texts v1.37.2 answers with (declarative validation and the core name validators).
-DNS_SUBDOMAIN = "a lowercase RFC 1123 subdomain must consist of"
+from fixtures import assert_refused, messages
 
 
 # -- rule 20: the pod's schedulingGroup ----------------------------------------------------------------------
@@ -20,9 +16,9 @@ DNS_SUBDOMAIN = "a lowercase RFC 1123 subdomain must consist of"
 
 @pytest.mark.conformance(id="GANG-VALIDATION-20", profile="beta")
 @pytest.mark.parametrize(("group", "message"), [
-    pytest.param({"podGroupName": ""}, DNS_SUBDOMAIN, id="empty-name"),
+    pytest.param({"podGroupName": ""}, messages.DNS_SUBDOMAIN, id="empty-name"),
     pytest.param({}, "must specify one of: `podGroupName`", id="no-name"),
-    pytest.param({"podGroupName": "Bad_Name"}, DNS_SUBDOMAIN, id="not-a-subdomain"),
+    pytest.param({"podGroupName": "Bad_Name"}, messages.DNS_SUBDOMAIN, id="not-a-subdomain"),
 ])
 def test_pod_scheduling_group_is_rejected_when_malformed_and_cannot_change(gang, group, message):
     """Behaviour: GANG-VALIDATION-20 (catalogue section 2.1 rule 20), profile beta.

@@ -20,18 +20,12 @@ from __future__ import annotations
 import pytest
 from kubernetes import client
 
-from fixtures import PROTECTION_FINALIZER, assert_refused, template
+from fixtures import PROTECTION_FINALIZER, assert_refused, messages, template
 
 TOPOLOGY = "TopologyAwareWorkloadScheduling"
 COMPOSITE = "CompositePodGroup"
 PREEMPTION_POLICY = "PodGroupPreemptionPolicy"
 CLAIMS = "DRAWorkloadResourceClaims"
-
-# The texts v1.37.2 answers with (declarative validation and the core name validators).
-REQUIRED = "Required value"
-IMMUTABLE = "field is immutable"
-DNS_SUBDOMAIN = "a lowercase RFC 1123 subdomain must consist of"
-NO_DOTS = "must not contain dots"
 
 
 def _not_applicable_when(profile, gate: str, check: str) -> None:
@@ -82,7 +76,7 @@ def test_scheduling_policy_is_rejected_unless_exactly_one_kind_is_set(gang, kind
 @pytest.mark.conformance(id="GANG-VALIDATION-09", profile="beta")
 @pytest.mark.parametrize(
     ("min_count", "message"),
-    [(0, REQUIRED), (-1, "must be greater than or equal to 1")],
+    [(0, messages.REQUIRED), (-1, "must be greater than or equal to 1")],
     ids=["zero", "negative"],
 )
 def test_podgroup_is_rejected_when_min_count_is_below_one(gang, min_count, message):
@@ -218,7 +212,7 @@ def test_disruption_mode_is_rejected_unless_it_is_one_of_single_and_all(gang, ki
 
     assert gang.pod_group("all", min_count=2, disruption="all")["spec"]["disruptionMode"] == {"all": {}}
     assert_refused(lambda: gang.patch("PodGroup", "all", {"spec": {"disruptionMode": {"all": None, "single": {}}}}),
-                   field="spec.disruptionMode", text=IMMUTABLE)
+                   field="spec.disruptionMode", text=messages.IMMUTABLE)
 
 
 # -- rule 14: priority ---------------------------------------------------------------------------------------
@@ -266,9 +260,9 @@ def test_podgroup_priority_is_resolved_by_admission_and_then_fixed(gang, cluster
     assert named["spec"]["priority"] == gang.priority_value(high)
     assert gang.create(gang.pod_group_manifest("plain", min_count=2, base_class=False))["spec"]["priority"] == default
     assert_refused(lambda: gang.patch("PodGroup", "high", {"spec": {"priority": 7}}), field="spec.priority",
-                   text=IMMUTABLE)
+                   text=messages.IMMUTABLE)
     assert_refused(lambda: gang.patch("PodGroup", "high", {"spec": {"priorityClassName": "system-cluster-critical"}}),
-                   field="spec.priorityClassName", text=IMMUTABLE)
+                   field="spec.priorityClassName", text=messages.IMMUTABLE)
 
 
 # -- rule 15: preemptionPolicy -------------------------------------------------------------------------------
@@ -340,9 +334,9 @@ def test_resource_claims_are_dropped_when_their_gate_is_off(gang, profile):
 
 @pytest.mark.conformance(id="GANG-VALIDATION-17", profile="beta")
 @pytest.mark.parametrize(("kind", "name", "message"), [
-    pytest.param("PodGroup", "Bad_Name", DNS_SUBDOMAIN, id="podgroup-not-a-subdomain"),
+    pytest.param("PodGroup", "Bad_Name", messages.DNS_SUBDOMAIN, id="podgroup-not-a-subdomain"),
     pytest.param("PodGroup", "a" * 254, "must be no more than 253 characters", id="podgroup-too-long"),
-    pytest.param("Workload", "Bad_Name", DNS_SUBDOMAIN, id="workload-not-a-subdomain"),
+    pytest.param("Workload", "Bad_Name", messages.DNS_SUBDOMAIN, id="workload-not-a-subdomain"),
 ])
 def test_object_name_is_rejected_unless_it_is_a_dns_subdomain(gang, kind, name, message):
     """Behaviour: GANG-VALIDATION-17 (catalogue section 2.1 rule 17), profile beta.
@@ -364,12 +358,12 @@ def test_object_name_is_rejected_unless_it_is_a_dns_subdomain(gang, kind, name, 
 
 @pytest.mark.conformance(id="GANG-VALIDATION-17", profile="beta")
 @pytest.mark.parametrize(("ref", "field", "message"), [
-    pytest.param({"workloadName": "Bad_Name", "templateName": "t"}, "spec.workloadRef.workloadName", DNS_SUBDOMAIN,
+    pytest.param({"workloadName": "Bad_Name", "templateName": "t"}, "spec.workloadRef.workloadName", messages.DNS_SUBDOMAIN,
                  id="workload-name-not-a-subdomain"),
-    pytest.param({"workloadName": "w", "templateName": "a.b"}, "spec.workloadRef.templateName", NO_DOTS,
+    pytest.param({"workloadName": "w", "templateName": "a.b"}, "spec.workloadRef.templateName", messages.NO_DOTS,
                  id="template-name-not-a-label"),
-    pytest.param({"workloadName": "w"}, "spec.workloadRef.templateName", REQUIRED, id="template-name-missing"),
-    pytest.param({"templateName": "t"}, "spec.workloadRef.workloadName", REQUIRED, id="workload-name-missing"),
+    pytest.param({"workloadName": "w"}, "spec.workloadRef.templateName", messages.REQUIRED, id="template-name-missing"),
+    pytest.param({"templateName": "t"}, "spec.workloadRef.workloadName", messages.REQUIRED, id="workload-name-missing"),
 ])
 def test_workload_ref_is_rejected_when_malformed_and_is_immutable(gang, ref, field, message):
     """Behaviour: GANG-VALIDATION-17 (catalogue section 2.1 rule 17), profile beta.
@@ -391,7 +385,7 @@ def test_workload_ref_is_rejected_when_malformed_and_is_immutable(gang, ref, fie
     for name, patch in (("with-ref", {"workloadName": "other"}), ("with-ref", None),
                         ("without-ref", {"workloadName": "training", "templateName": "workers"})):
         assert_refused(lambda: gang.patch("PodGroup", name, {"spec": {"workloadRef": patch}}),
-                       field="spec.workloadRef", text=IMMUTABLE)
+                       field="spec.workloadRef", text=messages.IMMUTABLE)
 
 
 @pytest.mark.conformance(id="GANG-VALIDATION-17", profile="beta")
@@ -424,10 +418,10 @@ PROBE_CONDITION = {"type": "GangconfProbe", "status": "True", "reason": "Probed"
 @pytest.mark.conformance(id="GANG-VALIDATION-19", profile="beta")
 @pytest.mark.parametrize(("change", "field", "message"), [
     pytest.param({"status": "Maybe"}, "status.conditions[0].status", 'Unsupported value: "Maybe"', id="status"),
-    pytest.param({"reason": ""}, "status.conditions[0].reason", REQUIRED, id="reason-missing"),
+    pytest.param({"reason": ""}, "status.conditions[0].reason", messages.REQUIRED, id="reason-missing"),
     pytest.param({"reason": "not a reason!"}, "status.conditions[0].reason", "a condition reason must start with",
                  id="reason-malformed"),
-    pytest.param({"lastTransitionTime": None}, "status.conditions[0].lastTransitionTime", REQUIRED,
+    pytest.param({"lastTransitionTime": None}, "status.conditions[0].lastTransitionTime", messages.REQUIRED,
                  id="transition-time-missing"),
 ])
 def test_podgroup_conditions_are_validated_and_written_only_through_status(gang, change, field, message):

@@ -13,19 +13,9 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import assert_refused, composite_template, template
+from fixtures import assert_refused, composite_template, messages, template
 
 COMPOSITE = "CompositePodGroup"
-
-# The texts v1.37.2 answers with (declarative validation and the core name validators).
-REQUIRED = "Required value"
-IMMUTABLE = "field is immutable"
-DNS_LABEL = "a lowercase RFC 1123 label must consist of"
-DNS_SUBDOMAIN = "a lowercase RFC 1123 subdomain must consist of"
-NO_DOTS = "must not contain dots"
-AT_MOST_8 = "must have at most 8 items"
-NOT_ADDED = "item may not be added"
-NOT_REMOVED = "item may not be removed"
 
 
 # -- rule 1: the Workload's template lists -------------------------------------------------------------------
@@ -85,7 +75,7 @@ def test_workload_is_rejected_when_it_has_more_than_eight_templates(gang):
         return [template(f"t{i}", min_count=1) for i in range(n)]
 
     assert_refused(gang.create, gang.workload_manifest("nine", templates(9)), field="spec.podGroupTemplates",
-                   text=AT_MOST_8)
+                   text=messages.AT_MOST_8)
     created = gang.create(gang.workload_manifest("eight", templates(8)))
     assert len(created["spec"]["podGroupTemplates"]) == 8
 
@@ -95,9 +85,9 @@ def test_workload_is_rejected_when_it_has_more_than_eight_templates(gang):
 
 @pytest.mark.conformance(id="GANG-VALIDATION-03", profile="beta")
 @pytest.mark.parametrize(("names", "field", "message"), [
-    pytest.param([""], "spec.podGroupTemplates[0].name", REQUIRED, id="empty"),
-    pytest.param(["Bad_Name"], "spec.podGroupTemplates[0].name", DNS_LABEL, id="not-a-dns-label"),
-    pytest.param(["a.b"], "spec.podGroupTemplates[0].name", NO_DOTS, id="dotted"),
+    pytest.param([""], "spec.podGroupTemplates[0].name", messages.REQUIRED, id="empty"),
+    pytest.param(["Bad_Name"], "spec.podGroupTemplates[0].name", messages.DNS_LABEL, id="not-a-dns-label"),
+    pytest.param(["a.b"], "spec.podGroupTemplates[0].name", messages.NO_DOTS, id="dotted"),
     pytest.param(["a", "a"], "spec.podGroupTemplates[1]", "Duplicate value", id="duplicate"),
 ])
 def test_workload_template_name_is_rejected_when_empty_malformed_or_repeated(gang, names, field, message):
@@ -152,14 +142,14 @@ def test_workload_is_rejected_when_its_templates_differ_in_priority(gang, first,
 
 @pytest.mark.conformance(id="GANG-VALIDATION-07", profile="beta")
 @pytest.mark.parametrize(("after", "causes"), [
-    pytest.param([template("a", min_count=2), template("b", min_count=2)], [("spec.podGroupTemplates[1]", NOT_ADDED)],
+    pytest.param([template("a", min_count=2), template("b", min_count=2)], [("spec.podGroupTemplates[1]", messages.NOT_ADDED)],
                  id="add"),
-    pytest.param([], [("spec.podGroupTemplates", NOT_REMOVED)], id="remove"),
+    pytest.param([], [("spec.podGroupTemplates", messages.NOT_REMOVED)], id="remove"),
     pytest.param([template("z", min_count=2)],
-                 [("spec.podGroupTemplates[0]", NOT_ADDED), ("spec.podGroupTemplates", NOT_REMOVED)],
+                 [("spec.podGroupTemplates[0]", messages.NOT_ADDED), ("spec.podGroupTemplates", messages.NOT_REMOVED)],
                  id="rename"),
     pytest.param([template("a", min_count=2, disruptionMode={"all": {}})],
-                 [("spec.podGroupTemplates[0].disruptionMode", IMMUTABLE)], id="change-another-field"),
+                 [("spec.podGroupTemplates[0].disruptionMode", messages.IMMUTABLE)], id="change-another-field"),
 ])
 def test_workload_templates_are_fixed_after_create_except_min_count(gang, after, causes):
     """Behaviour: GANG-VALIDATION-07 (catalogue section 2.1 rule 7), profile beta.
@@ -187,7 +177,7 @@ def test_workload_templates_are_fixed_after_create_except_min_count(gang, after,
 @pytest.mark.parametrize(("fields", "field", "message"), [
     pytest.param({"priority": 1000000001}, "spec.podGroupTemplates[0].priority",
                  "must be less than or equal to 1000000000", id="priority-too-high"),
-    pytest.param({"priorityClassName": "Bad_Class"}, "spec.podGroupTemplates[0].priorityClassName", DNS_SUBDOMAIN,
+    pytest.param({"priorityClassName": "Bad_Class"}, "spec.podGroupTemplates[0].priorityClassName", messages.DNS_SUBDOMAIN,
                  id="class-not-a-dns-subdomain"),
 ])
 def test_workload_template_priority_is_validated_but_not_admitted(gang, fields, field, message):
@@ -217,9 +207,9 @@ def test_workload_template_priority_is_validated_but_not_admitted(gang, fields, 
 
 @pytest.mark.conformance(id="GANG-VALIDATION-18", profile="beta")
 @pytest.mark.parametrize(("ref", "field", "message"), [
-    pytest.param({"apiGroup": "batch", "name": "job"}, "spec.controllerRef.kind", REQUIRED, id="kind-missing"),
-    pytest.param({"apiGroup": "batch", "kind": "Job"}, "spec.controllerRef.name", REQUIRED, id="name-missing"),
-    pytest.param({"apiGroup": "Bad_Group", "kind": "Job", "name": "job"}, "spec.controllerRef.apiGroup", DNS_SUBDOMAIN,
+    pytest.param({"apiGroup": "batch", "name": "job"}, "spec.controllerRef.kind", messages.REQUIRED, id="kind-missing"),
+    pytest.param({"apiGroup": "batch", "kind": "Job"}, "spec.controllerRef.name", messages.REQUIRED, id="name-missing"),
+    pytest.param({"apiGroup": "Bad_Group", "kind": "Job", "name": "job"}, "spec.controllerRef.apiGroup", messages.DNS_SUBDOMAIN,
                  id="group-not-a-subdomain"),
     pytest.param({"apiGroup": "batch", "kind": "Job", "name": "a/b"}, "spec.controllerRef.name", "may not contain '/'",
                  id="name-not-a-path-segment"),
@@ -246,4 +236,4 @@ def test_controller_ref_is_rejected_when_malformed_and_is_immutable(gang, ref, f
     gang.create(gang.workload_manifest("free", [template("a", min_count=1)]))
     for name, patch in (("owned", {"name": "other"}), ("owned", None), ("free", job)):
         assert_refused(lambda: gang.patch("Workload", name, {"spec": {"controllerRef": patch}}),
-                       field="spec.controllerRef", text=IMMUTABLE)
+                       field="spec.controllerRef", text=messages.IMMUTABLE)

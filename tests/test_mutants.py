@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from mutation import plugin as mutation_plugin
 from mutation.mutants import MUTANTS
 
 REPO = Path(__file__).resolve().parent.parent
@@ -14,7 +15,7 @@ LAUNCHER = REPO / "tests" / "mutation" / "launch.py"
 
 def _run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True, timeout=120,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, env=mutation_plugin.child_env())
 
 
 def test_the_reference_scheduler_holds_no_mutation_code():
@@ -52,8 +53,16 @@ def test_every_mutant_applies_to_the_current_reference_scheduler():
 
 
 def test_reference_mutant_needs_the_reference_scheduler(tmp_path: Path):
-    proc = _run("-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path}",
+    proc = _run("-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path}", *mutation_plugin.ARGS,
                 "--reference-mutant=no-quorum-gate", "suites/test_quorum.py")
     assert proc.returncode == 4, proc.stdout + proc.stderr
     assert "--reference-mutant is a test-only option of the reference scheduler" in proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_gangconf_itself_has_no_mutant_option(tmp_path: Path):
+    """The option is the mutation plugin's: without it, gangconf does not know --reference-mutant."""
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path}",
+                           "--reference-mutant=no-quorum-gate", "--scheduler=reference", "suites/test_quorum.py"],
+                          cwd=REPO, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 4 and "unrecognized arguments: --reference-mutant" in proc.stderr, proc.stderr

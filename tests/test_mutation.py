@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from mutation import plugin as mutation_plugin
 from mutation.mutants import MUTANTS, Killer, Mutant
 
 pytestmark = pytest.mark.slow
@@ -82,12 +83,13 @@ def _child(label: str, selection: list[str], workdir: Path, *, mutant: str | Non
     workdir.mkdir(parents=True, exist_ok=True)
     junit = workdir / "junit.xml"
     # Against a mutant one failure settles it; the control must run every check.
-    extra = ["--maxfail=1", f"--reference-mutant={mutant}"] if mutant else []
+    extra = [*mutation_plugin.ARGS, "--maxfail=1", f"--reference-mutant={mutant}"] if mutant else []
     args = ["-p", "no:cacheprovider", "-q", f"--junitxml={junit}", f"--reports-dir={workdir / 'reports'}",
             "--scheduler=reference", *extra, *selection]
     run = ChildRun(label, args)
     started = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=REPO, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=REPO, env=mutation_plugin.child_env(),
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
     with _children_lock:
         _children.add(proc)

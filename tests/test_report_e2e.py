@@ -186,7 +186,7 @@ def test_the_deadlock_demonstration_picture_shows_the_standoff_the_run_reproduce
     for scheduler in SCHEDULERS:
         result = json.loads(next((reports["dir"] / "results" / "partial").glob(f"*-beta-{scheduler}.json")).read_text())
         run = result["run"]["run"]
-        picture = next((reports["dir"] / "runs" / run / "timelines").glob("*test_plain_pods_deadlock*.svg"))
+        picture = next((reports["dir"] / "runs" / run / "timelines").glob("*test-plain-pods-deadlock*.svg"))
         dom = browser.dom(_url(picture))
         # What the demonstration itself said it reproduced (six and six, as a rule).
         a, b = re.search(r"reproduced the deadlock: job-a holds (\d)/8 GPUs and job-b holds (\d)/8",
