@@ -10,14 +10,16 @@ Each test labels only its own nodes, with a key unique to its pool (``topology_k
 placement plugin groups every node of the cluster by the key, so a shared key would add other
 tests' domains to the candidates. Members are created before their PodGroup whenever the group
 has more members than ``minCount``, so that all of them are in the first cycle (a gang is tried
-as soon as ``minCount`` members exist).
+as soon as ``minCount`` members exist), and the PodGroup only once the scheduler has seen them
+all (``scheduler_caught_up``): its pod and PodGroup informers are separate streams, so it could
+otherwise see the PodGroup before the last member and place a smaller group.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from fixtures import NodeShape, condition, topology_key
+from fixtures import NodeShape, condition, scheduler_caught_up, topology_key
 
 
 def _labels_of(state, names, nodes: dict[str, str]) -> set[str | None]:
@@ -247,7 +249,8 @@ def test_domain_that_fits_more_members_is_preferred(pool, gang, recorder, timeou
     Scenario:
       1. Domain ``d1``: one 2-CPU node (room for 2 members); domain ``d2``: one 4-CPU node (room
          for 3).
-      2. 3 members of 1 CPU, then PodGroup ``more`` (gang, minCount 2, topology key = domain):
+      2. 3 members of 1 CPU, then (once the scheduler has seen them) PodGroup ``more`` (gang,
+         minCount 2, topology key = domain):
          both domains are feasible; ``d1`` would be fuller (MostAllocated 100 against 75) but takes
          only 2 members (PodGroupPodsCount 66 against 100).
       3. All 3 members are bound in ``d2``.
@@ -256,6 +259,7 @@ def test_domain_that_fits_more_members_is_preferred(pool, gang, recorder, timeou
     pool.add(1, NodeShape(cpu="2"), prefix="d1-", labels=[{key: "d1"}])
     (d2,) = pool.add(1, NodeShape(cpu="4"), prefix="d2-", labels=[{key: "d2"}])
     members = gang.pods("more", 3, group="more", cpu="1")
+    scheduler_caught_up(gang, recorder, timeout=timeouts.scheduler_reacts)
     gang.pod_group("more", min_count=2, topology_key=key)
     state = recorder.eventually(lambda s: len(s.bound("more")) == 3, timeout=timeouts.gang_scheduled,
                                 describe="all 3 members bound")
