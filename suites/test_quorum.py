@@ -179,3 +179,40 @@ def test_gated_member_added_to_a_waiting_gang_holds_it(pool, gang, recorder, tim
     gang.remove_scheduling_gates("wait-2")
     recorder.eventually(lambda s: len(s.bound("wait")) == 3, timeout=timeouts.gang_scheduled,
                         describe="all 3 members bound once the gate is removed")
+
+
+@pytest.mark.conformance(id="GANG-NS-001", profile="beta")
+def test_a_member_of_a_same_named_podgroup_in_another_namespace_does_not_count(pool, gang, recorder, neighbour,
+                                                                                 timeouts):
+    """Behaviour: GANG-NS-001, profile beta.
+
+    Requirement: a PodGroup is namespaced: a pod counts toward, and releases, only the PodGroup of
+    its name in its own namespace. A member of a same-named PodGroup in another namespace MUST NOT
+    complete a gang's quorum, and completing one namespace's gang MUST NOT release the other's.
+    (pkg/scheduler/framework/plugins/gangscheduling/gangscheduling_test.go,
+    ``Test_isSchedulableAfterPodAdded``, "add a newPod which doesn't match the pod's namespace".)
+
+    Scenario:
+      1. A pool of 4 nodes with room for every pod; namespaces A (the test's) and B (its
+         neighbour), each with PodGroup ``crew`` (gang, minCount 2).
+      2. One member of ``crew`` in A and one in B: two members of a ``crew``, but one per namespace.
+         Over the ``stays_pending`` window neither is bound or tried.
+      3. A second member in A: A's gang is bound whole; B's one member stays untried.
+    """
+    pool.add(4, NodeShape(cpu="4"))
+    gang.pod_group("crew", min_count=2)
+    neighbour.gang.pod_group("crew", min_count=2)
+    (ours,) = gang.pods("crew", 1, group="crew", cpu="1")
+    (theirs,) = neighbour.gang.pods("crew", 1, group="crew", cpu="1")
+
+    recorder.never(lambda s: s.touched([ours]), window=timeouts.stays_pending,
+                   describe="A's one member is tried although its gang has 1 of 2 members")
+    state = neighbour.recorder.current()
+    assert not state.touched([theirs]), state.summary()
+
+    gang.pod("crew-1", group="crew", cpu="1")
+    recorder.eventually(lambda s: len(s.bound("crew")) == 2, timeout=timeouts.gang_scheduled,
+                        describe="A's gang bound whole once its own second member exists")
+    scheduler_caught_up(neighbour.gang, neighbour.recorder, timeout=timeouts.scheduler_reacts)
+    state = neighbour.recorder.current()
+    assert not state.touched([theirs]), state.summary()

@@ -16,7 +16,7 @@ from fixtures import upstream
 from fixtures.errors import HarnessError
 
 #: Rows that have no check at all today. Deliverable 2 of issue 15 brings it down; it must never grow.
-MOST_ROWS_WITHOUT_A_CHECK = 58
+MOST_ROWS_WITHOUT_A_CHECK = 57
 
 
 @pytest.fixture(scope="module")

@@ -274,6 +274,22 @@ def _no_retry_without_an_event() -> None:
 _SCHEDULER_NAME_ERROR = "all pods in a single pod group should have the same .spec.schedulerName"
 _PRIORITY_ERROR = "all pods in a single pod group should have the same priority as the pod group's priority"
 
+def _pod_groups_not_namespaced() -> None:
+    from reference_scheduler.backend.pod_group_state import GroupState, PodGroupManager
+
+    def make(original):
+        def state(self, namespace, name):
+            own = original(self, namespace, name)
+            # Members of a same-named PodGroup in any other namespace counted as the group's own.
+            elsewhere = [original(self, group.namespace, group.name) for group in self.pod_groups.values()
+                         if group.name == name and group.namespace != namespace]
+            return GroupState(all_pods=own.all_pods + sum(s.all_pods for s in elsewhere), scheduled=own.scheduled,
+                              assumed=own.assumed, unscheduled=own.unscheduled)
+        return state
+
+    _replace(PodGroupManager, "state", make)
+
+
 MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("no-quorum-gate", "PreEnqueue lets a gang below minCount into the queue",
            _no_quorum_gate,
@@ -311,4 +327,7 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("no-retry-without-event", "a failed gang waits for a cluster event instead of retrying after backoff",
            _no_retry_without_an_event,
            (Killer("suites/test_queue.py", ("test_failed_gang_is_retried_without_a_cluster_event",)),)),
+    Mutant("podgroups-not-namespaced", "a member of a same-named PodGroup in another namespace counts toward the quorum",
+           _pod_groups_not_namespaced,
+           (Killer("suites/test_quorum.py", ("test_a_member_of_a_same_named_podgroup_in_another_namespace_does_not_count",)),)),
 )}
