@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import NodeShape, scheduler_caught_up
+from fixtures import NodeShape, node_name, scheduler_caught_up
 
 
 @pytest.mark.conformance(id="GANG-QUORUM-001", profile="beta")
@@ -179,6 +179,46 @@ def test_gated_member_added_to_a_waiting_gang_holds_it(pool, gang, recorder, tim
     gang.remove_scheduling_gates("wait-2")
     recorder.eventually(lambda s: len(s.bound("wait")) == 3, timeout=timeouts.gang_scheduled,
                         describe="all 3 members bound once the gate is removed")
+
+
+@pytest.mark.conformance(id="GANG-QUORUM-006", profile="beta")
+def test_gated_member_added_to_a_running_basic_group_holds_its_unscheduled_members(pool, gang, recorder, timeouts):
+    """Behaviour: GANG-QUORUM-006, profile beta.
+
+    Requirement: a gated member added to a basic PodGroup whose first member already runs MUST
+    hold the group's unscheduled members: when room appears, the scheduler MUST NOT bind them
+    until the gate is removed, and MUST leave the running member where it is.
+    (test/integration/scheduler/podgroup/queueing/queueing_test.go, ``TestPodGroupQueueing``,
+    "Basic pod group in active queue becomes gated when a new gated member pod is added"; that
+    test ungates at once, this one also watches the held members while room is there.)
+
+    Scenario:
+      1. A pool of 1 node with room for 1 member; basic PodGroup ``b``; ``b-0`` is bound.
+      2. ``b-1``: no room, the scheduler reports it unschedulable.
+      3. ``b-2`` with the scheduling gate ``gangconf.io/hold``; once the scheduler has seen it,
+         a node with room for both.
+      4. Over the ``stays_pending`` window ``b-1`` and ``b-2`` are not bound, ``b-0`` stays put.
+      5. Remove the gate: ``b-1`` and ``b-2`` are bound.
+    """
+    (first,) = pool.add(1, NodeShape(cpu="1"))
+    gang.pod_group("b", min_count=None)
+    gang.pod("b-0", group="b", cpu="1")
+    recorder.eventually(lambda s: s.bound_count("b") == 1, timeout=timeouts.gang_scheduled, describe="b-0 bound")
+    gang.pod("b-1", group="b", cpu="1")
+    recorder.eventually(lambda s: (s.pod_condition("b-1") or {}).get("status") == "False",
+                        timeout=timeouts.scheduler_reacts, describe="b-1 reported unschedulable (no room)")
+    gang.pod("b-2", group="b", cpu="1", scheduling_gates=["gangconf.io/hold"])
+    scheduler_caught_up(gang, recorder, timeout=timeouts.scheduler_reacts)
+    pool.add(1, NodeShape(cpu="2"))
+    recorder.never(lambda s: s.bound_count("b") > 1, window=timeouts.stays_pending,
+                   describe="b-1 or b-2 bound while b-2 is gated")
+    state = recorder.current()
+    assert node_name(state.pods["b-0"]) == first, state.summary()
+
+    gang.remove_scheduling_gates("b-2")
+    state = recorder.eventually(lambda s: len(s.bound("b")) == 3, timeout=timeouts.gang_scheduled,
+                                describe="b-1 and b-2 bound once the gate is removed")
+    assert node_name(state.pods["b-0"]) == first, state.summary()
 
 
 @pytest.mark.conformance(id="GANG-NS-001", profile="beta")
