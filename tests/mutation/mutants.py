@@ -164,6 +164,21 @@ def _victims_by_pod_priority() -> None:
     _replace(preemption, "victim_units", make)
 
 
+def _group_preemption_without_reprieve() -> None:
+    from reference_scheduler.framework import preemption
+
+    def make(original):
+        def preempt_for_group(priority, snapshot, units, place, fits):
+            found = original(priority, snapshot, units, place, fits)
+            if not found.assignments:
+                return found
+            # Every lower-priority unit is evicted; none is given back once the group fits.
+            return dataclasses.replace(found, victims=[u for u in units if u.priority < priority])
+        return preempt_for_group
+
+    _replace(preemption, "preempt_for_group", make)
+
+
 def _condition_not_terminal() -> None:
     from reference_scheduler.schedule_one_podgroup import PodGroupCycle
 
@@ -306,6 +321,10 @@ MUTANTS: dict[str, Mutant] = {m.name: m for m in (
     Mutant("victims-by-pod-priority", "victims are judged by their pods' priority, not their PodGroup's",
            _victims_by_pod_priority,
            (Killer("suites/test_preemption.py", marker=_behaviour("GANG-PREEMPT-002", "GANG-PREEMPT-003")),)),
+    Mutant("group-preemption-without-reprieve", "a preempting pod group evicts every lower-priority pod, not only those in its way",
+           _group_preemption_without_reprieve,
+           (Killer("suites/test_preemption.py",
+                   ("test_gang_preempts_lower_priority_pods_and_is_placed_when_it_outranks_them",)),)),
     Mutant("condition-not-terminal", "a failing cycle turns PodGroupInitiallyScheduled from True to False",
            _condition_not_terminal,
            (Killer("suites/test_cycle.py", ("test_satisfied_gang_stays_scheduled_when_a_new_member_does_not_fit",)),)),
