@@ -23,6 +23,8 @@ SCHEDULERS  ?= $(if $(SCHEDULER_SOURCE),kube-scheduler,kube-scheduler reference)
 # Checks side by side per run (pytest-xdist workers sharing one cluster). The checks mostly wait on
 # watched state (12 to 45 s windows), so 4 run reliably on two cores; -n 0 runs them one by one.
 WORKERS     ?= 4
+# Rows of the matrix run side by side, this many at a time (each holds a cluster: about 1 GiB).
+MATRIX_JOBS ?= 4
 # make coverage: the profiles whose checks run against the coverage-instrumented kube-scheduler.
 COVER_PROFILES ?= beta alpha fault
 COVERDIR    := $(REPORTS)/coverage/counters
@@ -59,28 +61,15 @@ setup: $(VENV)/.installed ## create .venv and install gangconf with its dependen
 build: setup ## build (or reuse) the control plane, etcd and kwok for K8S_VERSION (and the fork at SCHEDULER_SOURCE)
 	$(PY) -m fixtures.providers.local.binaries build --version $(K8S_VERSION) $(FORK_ARGS)
 
-conformance: build ## every profile's checks on a local v1.37.2 cluster, against both schedulers (SCHEDULER_SOURCE=PATH: a fork's); reports/conformance.md
+conformance: build ## every profile's checks on a local v1.37.2 cluster, against both schedulers, the rows side by side (SCHEDULER_SOURCE=PATH: a fork's); reports/conformance.md
 	@$(PY) -m fixtures.report set-aside --reports-dir=$(REPORTS)
-	@status=0; \
-	profiles="$(PROFILES)"; \
+	@profiles="$(PROFILES)"; \
 	if [ -z "$$profiles" ]; then \
 		profiles="$$($(PY) -m pytest suites --list-checks --list-format=profiles)" || exit 2; \
 	fi; \
-	for profile in $$profiles; do \
-		for scheduler in $(SCHEDULERS); do \
-			echo "gangconf: the $$profile checks against $$scheduler (cluster profile gang-$$profile)"; \
-			start=$$(date +%s); \
-			rc=0; \
-			$(PY) -m pytest suites --profile=gang-$$profile --only-profile=$$profile --scheduler=$$scheduler --reports-dir=$(REPORTS) \
-				--k8s-version=$(K8S_VERSION) -n $(WORKERS) $(FORK_ARGS) \
-				--junitxml=$(REPORTS)/junit-$$profile-$$scheduler.xml --alluredir=$(REPORTS)/allure-results \
-				$(PYTEST_ARGS) || rc=$$?; \
-			[ $$rc -eq 0 ] || [ $$rc -eq 5 ] || status=1; \
-			echo "gangconf: the $$profile checks against $$scheduler took $$(( $$(date +%s) - start )) s"; \
-		done; \
-	done; \
-	$(PY) -m fixtures.report merge --reports-dir=$(REPORTS) $(if $(strip $(PYTEST_ARGS)),--include-partial) || status=1; \
-	exit $$status
+	exec $(PY) -m fixtures.matrix --profiles="$$profiles" --schedulers="$(SCHEDULERS)" --reports-dir=$(REPORTS) \
+		--workers=$(WORKERS) --jobs=$(MATRIX_JOBS) $(if $(strip $(PYTEST_ARGS)),--include-partial) \
+		-- --k8s-version=$(K8S_VERSION) $(FORK_ARGS) $(PYTEST_ARGS)
 
 test: build $(ALLURE) ## the project's tests (tests/), the conformance matrix with its report and bundle, then the mutation check; fails if anything failed
 	@status=0; start=$$(date +%s); \

@@ -14,7 +14,7 @@ does, which is how a run used to go on to its end after a Ctrl-C.
 
 With the checks' teardown held (it waits for a file nobody writes), a second Ctrl-C stops the run
 at once, and without one the clean-up's budget stops it within the 10 s. ``make conformance``, a
-shell loop of pytest runs under ``-n``, stops on a Ctrl-C and starts no further run.
+matrix of pytest runs side by side under ``-n``, stops on a Ctrl-C and starts no further run.
 """
 
 from __future__ import annotations
@@ -238,19 +238,23 @@ def test_a_second_ctrl_c_or_a_hung_clean_up_stops_at_once_and_still_kills_everyt
     _assert_left_nothing(run, pids, states)
 
 
-def test_ctrl_c_stops_make_conformance_without_starting_the_next_run(tmp_path: Path, private_runs: Path):
-    """``make conformance`` runs pytest once per profile and scheduler in a shell loop: a Ctrl-C
-    ends the running one (as above) and the matrix with it, also under ``-n``."""
+def test_ctrl_c_stops_make_conformance_and_starts_no_further_row(tmp_path: Path, private_runs: Path):
+    """``make conformance`` runs the matrix's rows side by side (:mod:`fixtures.matrix`), each in a
+    session of its own: a Ctrl-C reaches each running row once, through the matrix, which stops
+    them as above, starts none of the rows still waiting, and copies what the rows interrupted to
+    the terminal; also under ``-n``."""
     reports = tmp_path / "reports"
     log = tmp_path / "out.txt"
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            ["make", "--no-print-directory", "conformance", "PROFILES=beta", "SCHEDULERS=kube-scheduler reference",
-             "WORKERS=2", f"REPORTS={reports}", "PYTEST_ARGS=-v -p no:cacheprovider -k test_quorum"],
+            ["make", "--no-print-directory", "conformance", "PROFILES=beta alpha", "SCHEDULERS=kube-scheduler reference",
+             "WORKERS=2", "MATRIX_JOBS=2", f"REPORTS={reports}", "PYTEST_ARGS=-v -p no:cacheprovider -k test_quorum"],
             cwd=REPO, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     _started.append(proc)
-    # xdist's -v names each test as it starts: a check of the first run (kube-scheduler) is running.
-    _wait_for(lambda: "suites/test_quorum.py::" in log.read_text(errors="replace"), 300, "a check running", log, proc)
+    rows = [reports / "matrix" / f"beta-{scheduler}.log" for scheduler in ("kube-scheduler", "reference")]
+    # xdist's -v names each test as it starts: a check of both beta rows is running.
+    _wait_for(lambda: all(row.exists() and "suites/test_quorum.py::" in row.read_text(errors="replace") for row in rows),
+              300, "a check running in both beta rows", log, proc)
     run = Run.__new__(Run)  # the make's process group, for the same measurements
     run.proc, run.cache, run.log, run.reports = proc, private_runs, log, reports
     pids, states = run.started()
@@ -259,9 +263,13 @@ def test_ctrl_c_stops_make_conformance_without_starting_the_next_run(tmp_path: P
     print(f"make conformance stopped {took:.1f} s after SIGINT, exit code {proc.returncode}")
     assert took < STOP_WITHIN, f"make conformance took {took:.1f}s to stop after SIGINT:\n{out[-3000:]}"
     assert proc.returncode != 0, out[-3000:]
-    assert "gangconf: interrupted (Ctrl-C)" in out, out[-3000:]
-    assert "the beta checks against reference" not in out, f"the matrix went on:\n{out[-3000:]}"
-    assert "partial: interrupted" in out, out[-3000:]
+    for row in rows:
+        text = row.read_text(errors="replace")
+        assert text.count("gangconf: interrupted (Ctrl-C)") == 1, f"{row.name} was not interrupted once:\n{text[-3000:]}"
+    assert out.count("gangconf: interrupted (Ctrl-C)") == 2 and out.count("partial: interrupted") == 2, out[-3000:]
+    assert ("gangconf: the matrix was interrupted; not started: the alpha checks against kube-scheduler, "
+            "the alpha checks against reference") in out, out[-3000:]
+    assert not list((reports / "matrix").glob("alpha-*")), f"the matrix went on:\n{out[-3000:]}"
     _assert_left_nothing(run, pids, states)
 
 
