@@ -28,8 +28,9 @@ MATRIX_JOBS ?= 4
 # make coverage: the profiles whose checks run against the coverage-instrumented kube-scheduler.
 COVER_PROFILES ?= beta alpha fault
 COVERDIR    := $(REPORTS)/coverage/counters
-# The project's own tests (tests/): most start clusters of their own in child runs.
-TEST_WORKERS ?= 2
+# The project's own tests (tests/): most start clusters of their own in child runs, which mostly
+# wait on watched state, so 4 run side by side on two cores.
+TEST_WORKERS ?= 4
 # make cluster: its fake nodes (GPUs are nvidia.com/gpu per node) and scheduler (kube-scheduler or reference).
 NODES       ?= 4
 GPUS        ?= 0

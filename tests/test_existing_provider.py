@@ -396,8 +396,12 @@ def test_dry_run_prints_what_a_run_would_create_and_creates_nothing(foreign, tmp
     assert _harness_objects(api) == {} and leftover_resources(api) == {}
 
 
-@pytest.mark.xdist_group("foreign-cluster")
-@pytest.mark.parametrize("scheduler", ["kube-scheduler", "reference"])
+# The longest tests of tests/ (minutes each): the reference scheduler's run goes to another worker,
+# which starts a foreign cluster of its own for it, so that the two runs go side by side.
+@pytest.mark.parametrize("scheduler", [
+    pytest.param("kube-scheduler", marks=pytest.mark.xdist_group("foreign-cluster")),
+    pytest.param("reference", marks=pytest.mark.xdist_group("foreign-cluster-reference")),
+])
 def test_every_suite_runs_on_a_full_foreign_cluster_and_disturbs_none_of_its_pods(foreign, tmp_path: Path,
                                                                                    scheduler: str):
     kubeconfig, api = foreign
