@@ -1,141 +1,116 @@
-"""Bad input gets one line naming the problem and the fix: no traceback, nothing left running."""
+"""Bad input gets one line naming the problem and the fix: no traceback, nothing left running.
+
+The cases are the table of ``tests/bad_inputs.py``; the README's table of bad inputs is generated
+from it.
+"""
 
 from __future__ import annotations
 
 import os
-import socket
+import resource
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
-import yaml
+import pytest
+
+from bad_inputs import CASES, NO_GO_PATH, Case, readme_block
+from children import wait_gone
+from clusterstubs import closed_port, version_only_server
 
 REPO = Path(__file__).resolve().parent.parent
-NO_GO_PATH = "/usr/bin:/bin"
 
 
-def run(args: list[str], *, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})})
+@pytest.fixture(scope="module")
+def old_server() -> Iterator[str]:
+    with version_only_server("v1.36.3") as url:
+        yield url
 
 
-def gangconf_lines(proc: subprocess.CompletedProcess) -> list[str]:
-    return [l for l in (proc.stdout + proc.stderr).splitlines() if "gangconf:" in l]
+def _session_of(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[3])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
-def test_build_without_go_says_what_to_install(tmp_path: Path):
-    proc = run(["-m", "fixtures.providers.local.binaries", "build"], env={"PATH": NO_GO_PATH, "GANGCONF_CACHE": str(tmp_path)})
-    assert proc.returncode == 2, proc
-    assert proc.stderr.strip().count("\n") == 0, proc.stderr
-    assert "the Go toolchain is not on PATH" in proc.stderr and "--kubeconfig" in proc.stderr, proc.stderr
-    assert "Traceback" not in proc.stderr
+def _in_session(sid: int) -> list[int]:
+    """The processes of session ``sid`` (the child's own: it is started as the leader of a new one)."""
+    pids = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+    return [pid for pid in pids if _session_of(pid) == sid]
 
 
-def test_suite_without_go_and_without_binaries_stops_with_one_line(tmp_path: Path):
-    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
-                "suites/test_quorum.py"], env={"PATH": NO_GO_PATH, "GANGCONF_CACHE": str(tmp_path / "cache")})
-    assert proc.returncode == 4, proc.stdout
-    assert "Traceback" not in proc.stdout + proc.stderr
-    lines = gangconf_lines(proc)
-    assert any("the Go toolchain is not on PATH" in l for l in lines), proc.stdout
+def _run(case: Case, tmp: Path, old: str) -> tuple[subprocess.CompletedProcess, Path]:
+    values = {"{tmp}": str(tmp), "{closed}": f"https://127.0.0.1:{closed_port()}", "{old}": old}
+
+    def fill(text: str) -> str:
+        for key, value in values.items():
+            text = text.replace(key, value)
+        return text
+
+    for name, text in case.files:
+        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / name).write_text(fill(text))
+    for name in case.executable:
+        (tmp / name).chmod(0o755)
+    cache = tmp / "cache"
+    entry = ["-m", "fixtures.providers.local.binaries"] if case.command == "build" else \
+        ["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp / 'r'}"]
+    limit = case.file_size_limit
+    child = subprocess.Popen([sys.executable, *entry, *map(fill, case.argv)], cwd=REPO, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, start_new_session=True,
+                             env={**os.environ, "GANGCONF_CACHE": str(cache), **{k: fill(v) for k, v in case.env}},
+                             preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))) if limit else None)
+    try:
+        stdout, stderr = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    # The child leads a session of its own: whatever it started there must be gone with it.
+    left = wait_gone(_in_session(child.pid), timeout=5)
+    assert left == [], f"left running: {left}"
+    return subprocess.CompletedProcess(child.args, child.returncode, stdout, stderr), cache
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_unreachable_cluster_is_one_line(tmp_path: Path):
-    kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(yaml.safe_dump({
-        "apiVersion": "v1", "kind": "Config", "current-context": "c",
-        "clusters": [{"name": "c", "cluster": {"server": f"https://127.0.0.1:{_closed_port()}",
-                                                "insecure-skip-tls-verify": True}}],
-        "users": [{"name": "u", "user": {"token": "x"}}],
-        "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}],
-    }))
-    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
-                f"--kubeconfig={kubeconfig}", "suites/test_quorum.py"])
-    assert proc.returncode == 4, proc.stdout
-    assert "Traceback" not in proc.stdout + proc.stderr
-    assert any("cannot reach the cluster at https://127.0.0.1:" in l for l in gangconf_lines(proc)), proc.stdout
-
-
-def test_malformed_profile_is_one_line(tmp_path: Path):
-    profile = tmp_path / "broken.yaml"
-    profile.write_text("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nfeatureGates: [\n")
-    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
-                f"--profile={profile}", "suites/test_quorum.py"])
-    assert proc.returncode == 4, proc.stdout
-    assert "Traceback" not in proc.stdout + proc.stderr
-    assert any("broken.yaml:" in l and "is not valid YAML" in l for l in gangconf_lines(proc)), proc.stdout
-
-
-def test_profile_with_an_unknown_gate_is_one_line_before_anything_starts(tmp_path: Path):
-    profile = tmp_path / "typo.yaml"
-    profile.write_text("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nfeatureGates:\n  GangScheduling: true\n")
-    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
-                f"--profile={profile}", "suites/test_quorum.py"], env={"GANGCONF_CACHE": str(tmp_path / "cache")})
-    assert proc.returncode == 4, proc.stdout
-    assert "Traceback" not in proc.stdout + proc.stderr
-    lines = gangconf_lines(proc)
-    assert len(lines) == 1 and "feature gate GangScheduling does not exist in v1.37" in lines[0], proc.stdout
-    assert not (tmp_path / "cache").exists(), "something was built or started for a profile that was refused"
-
-
-def test_second_scheduler_name_that_is_the_first_one_is_refused_in_one_line(tmp_path: Path):
-    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
-                "--second-scheduler-name=default-scheduler", "suites/test_consistency.py"])
-    assert proc.returncode == 4, proc.stdout + proc.stderr
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_is_one_line_saying_what_to_do_and_leaves_nothing(case: Case, tmp_path: Path, old_server: str):
+    proc, cache = _run(case, tmp_path, old_server)
     out = proc.stdout + proc.stderr
-    assert "Traceback" not in out
-    errors = [l for l in out.splitlines() if "--second-scheduler-name must name" in l]
-    assert len(errors) == 1, out
+    assert proc.returncode == case.exit_code, f"exit {proc.returncode}, not {case.exit_code}:\n{out[-3000:]}"
+    assert "Traceback" not in out, out[-3000:]
+    says = case.says.replace("{tmp}", str(tmp_path))
+    lines = [line for line in out.splitlines() if says in line]
+    assert len(lines) == 1, f"expected one line saying {says!r}:\n{out[-3000:]}"
+    assert case.advice in lines[0], f"the line does not say what to do ({case.advice!r}): {lines[0]}"
+    assert not list(cache.glob("runs/*.json")), f"a cluster was recorded under {cache / 'runs'}"
+    if not case.looks_for_binaries:
+        assert not cache.exists(), "something was built or started for input that was refused"
+    assert not list((tmp_path / "r").glob("runs/*/*")), "the refused run left files in its run directory"
 
 
-def test_build_of_a_malformed_version_is_one_line(tmp_path: Path):
-    proc = run(["-m", "fixtures.providers.local.binaries", "build", "--version", "1.36"], env={"GANGCONF_CACHE": str(tmp_path / "c")})
-    assert proc.returncode == 2, proc
-    assert proc.stderr.strip() == ("gangconf: Kubernetes version '1.36' is not of the form vMAJOR.MINOR.PATCH "
-                                   "(for example v1.37.2)"), proc.stderr
-    assert not (tmp_path / "c").exists()
+def test_the_cases_are_distinct_and_at_least_twenty():
+    assert len({c.id for c in CASES}) == len(CASES) >= 20
+    assert len({(c.command, c.argv, c.env, c.files, c.file_size_limit) for c in CASES}) == len(CASES)
+    assert all(c.says and c.advice for c in CASES), "every case names what is wrong and what to do"
 
 
-def test_suite_with_a_malformed_k8s_version_is_one_line_before_anything_starts(tmp_path: Path):
-    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
-                "--k8s-version=v1.37", "suites/test_quorum.py"], env={"GANGCONF_CACHE": str(tmp_path / "cache")})
-    assert proc.returncode == 4, proc.stdout
-    assert "Traceback" not in proc.stdout + proc.stderr
-    lines = gangconf_lines(proc)
-    assert len(lines) == 1 and "Kubernetes version 'v1.37' is not of the form vMAJOR.MINOR.PATCH" in lines[0], proc.stdout
-    assert not (tmp_path / "cache").exists()
+def test_readme_lists_the_bad_inputs_of_the_table():
+    """The README's table of bad inputs is the test's (regenerate: ``python tests/bad_inputs.py``)."""
+    assert readme_block() in (REPO / "README.md").read_text(), \
+        "README.md's bad inputs differ from tests/bad_inputs.py: paste the output of " \
+        "`.venv/bin/python tests/bad_inputs.py` over the block between its markers"
 
 
 def test_upgrade_checks_are_not_applicable_in_a_normal_run_and_build_nothing(tmp_path: Path):
-    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs", f"--reports-dir={tmp_path / 'r'}",
-                "suites/test_upgrade.py"], env={"PATH": NO_GO_PATH, "GANGCONF_CACHE": str(tmp_path / "cache")})
+    # Not bad input: a normal run that selects the upgrade suite. It must neither build nor start anything.
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rs",
+                           f"--reports-dir={tmp_path / 'r'}", "suites/test_upgrade.py"], cwd=REPO, capture_output=True,
+                          text=True, timeout=120,
+                          env={**os.environ, "PATH": NO_GO_PATH, "GANGCONF_CACHE": str(tmp_path / "cache")})
     assert proc.returncode == 0, proc.stdout
     skipped = [l for l in proc.stdout.splitlines() if l.startswith("SKIPPED")]
     assert len(skipped) == 4 and all("not applicable: needs the upgrade profile (--profile upgrade)" in l
                                      for l in skipped), proc.stdout
     assert not (tmp_path / "cache").exists(), "the upgrade suite built or started something without being asked"
-
-
-def test_upgrade_run_without_go_stops_with_one_line(tmp_path: Path):
-    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
-                "--profile=upgrade", "suites/test_upgrade.py"],
-               env={"PATH": NO_GO_PATH, "GANGCONF_CACHE": str(tmp_path / "cache")})
-    assert proc.returncode == 4, proc.stdout
-    assert "Traceback" not in proc.stdout + proc.stderr
-    lines = gangconf_lines(proc)
-    assert len(lines) == 1 and "the Go toolchain is not on PATH" in lines[0], proc.stdout
-
-
-def test_a_profile_for_another_release_is_one_line_before_anything_starts(tmp_path: Path):
-    proc = run(["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp_path / 'r'}",
-                "--profile=gang-alpha-1.36", "suites/test_quorum.py"], env={"GANGCONF_CACHE": str(tmp_path / "cache")})
-    assert proc.returncode == 4, proc.stdout
-    lines = gangconf_lines(proc)
-    assert len(lines) == 1 and "is for v1.36.3 (its node images) but the local cluster runs v1.37.2" in lines[0], proc.stdout
-    assert not (tmp_path / "cache").exists()
