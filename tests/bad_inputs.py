@@ -7,7 +7,8 @@ running. The README's table of bad inputs is generated from :data:`CASES`
 
 A case's argv, env and files may name ``{tmp}`` (the case's own directory), ``{closed}`` (a URL
 of 127.0.0.1 where nothing listens) and ``{old}`` (the URL of a server that answers ``/version``
-as v1.36.3 does, :mod:`clusterstubs`); the test fills them in.
+as v1.36.3 does, :mod:`clusterstubs`); the cases of a real cluster's credentials also name that
+cluster's (:attr:`Case.cluster`). The test fills them in.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class Case:
     did: str
     #: The arguments after the entry point (``pytest``, with ``--reports-dir`` and ``-q`` before them, or ``build``).
     argv: tuple[str, ...]
-    #: A fragment of the one line: what is wrong.
+    #: A fragment of the one line: what is wrong (``{tmp}`` and ``{old}`` are filled in).
     says: str
     #: A fragment of the same line: what to do.
     advice: str
@@ -44,18 +45,25 @@ class Case:
     #: Whether the run may make the cache of built binaries (``GANGCONF_CACHE``): it looks for a
     #: toolchain to build them, and finds none. Every other case is refused before it is touched.
     looks_for_binaries: bool = False
+    #: Whether the case needs the real cluster the test starts (its URL ``{server}``, its CA
+    #: ``{ca}``; another CA ``{wrong_ca}``; tokens ``{admin_token}``, ``{revoked_token}`` of a
+    #: deleted ServiceAccount, ``{reader_token}`` of one that may only read).
+    cluster: bool = False
 
     @property
     def exit_code(self) -> int:
         return 4 if self.command == "pytest" else 2
 
 
-def kubeconfig(server: str, *, contexts=("vendor-prod", "staging"), current="vendor-prod") -> str:
-    """A kubeconfig of one cluster at ``server`` (TLS unchecked), a token user and ``contexts``."""
+def kubeconfig(server: str, *, ca: str | None = None, token: str = "x", contexts=("vendor-prod", "staging"),
+               current="vendor-prod") -> str:
+    """A kubeconfig of one cluster at ``server`` (TLS checked against ``ca``, base64 PEM, if given), a token
+    user and ``contexts``."""
+    tls = {"certificate-authority-data": ca} if ca else {"insecure-skip-tls-verify": True}
     return yaml.safe_dump({
         "apiVersion": "v1", "kind": "Config", "current-context": current,
-        "clusters": [{"name": "c", "cluster": {"server": server, "insecure-skip-tls-verify": True}}],
-        "users": [{"name": "u", "user": {"token": "x"}}],
+        "clusters": [{"name": "c", "cluster": {"server": server, **tls}}],
+        "users": [{"name": "u", "user": {"token": token}}],
         "contexts": [{"name": n, "context": {"cluster": "c", "user": "u"}} for n in contexts],
     })
 
@@ -171,8 +179,22 @@ CASES: tuple[Case, ...] = (
          "cannot reach the cluster at https://127.0.0.1:", "check the kubeconfig and that the cluster is up",
          files=_CLOSED),
     Case("server-older-than-v1.37", "a cluster older than v1.37", (_KUBECONFIG, "--context=vendor-prod", QUORUM),
-         "is v1.36.3, older than v1.37", "upgrade the cluster or point --kubeconfig/--context at a v1.37 one",
+         "the server at {old} is v1.36.3, older than v1.37", "upgrade the cluster or point --kubeconfig/--context at a v1.37 one",
          files=(("kubeconfig", kubeconfig("{old}")),)),
+    Case("wrong-ca", "a kubeconfig with another cluster's CA", (_KUBECONFIG, QUORUM),
+         "presents a certificate that the kubeconfig's certificate authority did not sign",
+         "fix certificate-authority(-data) of the kubeconfig's cluster", cluster=True,
+         files=(("kubeconfig", kubeconfig("{server}", ca="{wrong_ca}", token="{admin_token}")),)),
+    Case("unknown-token", "a kubeconfig whose token the cluster does not know (expired, mistyped)", (_KUBECONFIG, QUORUM),
+         "refuses the kubeconfig's credentials", "log in again or refresh the kubeconfig's user",
+         cluster=True, files=(("kubeconfig", kubeconfig("{server}", ca="{ca}", token="gangconf-expired-token")),)),
+    Case("revoked-token", "a kubeconfig whose ServiceAccount token was revoked (the account deleted)", (_KUBECONFIG, QUORUM),
+         "refuses the kubeconfig's credentials", "log in again or refresh the kubeconfig's user",
+         cluster=True, files=(("kubeconfig", kubeconfig("{server}", ca="{ca}", token="{revoked_token}")),)),
+    Case("no-rbac", "a context whose user may read but not create namespaces", (_KUBECONFIG, QUORUM),
+         "the kubeconfig's user may not create namespaces, delete namespaces, create pods",
+         "use a context whose user may (cluster-admin does)",
+         cluster=True, files=(("kubeconfig", kubeconfig("{server}", ca="{ca}", token="{reader_token}")),)),
     # -- run policy and the run directory
     Case("timeout-scale-zero", "`--timeout-scale 0`", ("--timeout-scale=0", QUORUM),
          "--timeout-scale multiplies every deadline, so it must be a positive number, not 0.0",
@@ -197,7 +219,7 @@ def readme_block() -> str:
              "|---|---|---|---|"]
 
     def cell(text: str) -> str:
-        return text.replace("{tmp}", "DIR").replace("{closed}", "URL").replace("{old}", "URL").replace("|", "\\|")
+        return text.replace("{tmp}", "DIR").replace("{old}", "URL").replace("|", "\\|")
 
     for case in CASES:
         lines.append(f"| {case.did} | {cell(case.says)} | {cell(case.advice)} | `{case.id}` |")

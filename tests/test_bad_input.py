@@ -6,18 +6,24 @@ from it.
 
 from __future__ import annotations
 
+import base64
 import os
 import resource
 import subprocess
 import sys
+import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
+import yaml
+from kubernetes import client, config
 
 from bad_inputs import CASES, NO_GO_PATH, Case, readme_block
 from children import wait_gone
 from clusterstubs import closed_port, version_only_server
+from fixtures.profiles import Profile
+from fixtures.providers.local import LocalControlPlane, binaries, pki
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -26,6 +32,66 @@ REPO = Path(__file__).resolve().parent.parent
 def old_server() -> Iterator[str]:
     with version_only_server("v1.36.3") as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def real_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A local control plane (RBAC on) for the cases of credentials: its URL, CA and tokens.
+
+    ``reader`` may get, list and watch everything and change nothing; ``revoked``'s token was
+    issued and its ServiceAccount then deleted, which the server must have seen before the cases run.
+    """
+    base = tmp_path_factory.mktemp("cluster")
+    plane = LocalControlPlane(binaries.ensure(), Profile.resolve("gang-beta"), base / "run")
+    cluster = plane.start()
+    try:
+        raw = yaml.safe_load(Path(cluster.kubeconfig).read_text())
+        server = raw["clusters"][0]["cluster"]["server"]
+        ca = Path(raw["clusters"][0]["cluster"]["certificate-authority"]).read_bytes()
+        api = config.new_client_from_config(config_file=str(cluster.kubeconfig))
+        core, rbac = client.CoreV1Api(api), client.RbacAuthorizationV1Api(api)
+        core.create_namespace({"metadata": {"name": "badinput"}})
+        for name in ("reader", "revoked"):
+            core.create_namespaced_service_account("badinput", {"metadata": {"name": name}})
+        rbac.create_cluster_role({"metadata": {"name": "badinput-reader"}, "rules": [
+            {"apiGroups": ["*"], "resources": ["*"], "verbs": ["get", "list", "watch"]}]})
+        rbac.create_cluster_role_binding({
+            "metadata": {"name": "badinput-reader"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "badinput-reader"},
+            "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": "badinput"}]})
+        tokens = {name: core.create_namespaced_service_account_token(name, "badinput", {"spec": {}}).status.token
+                  for name in ("reader", "revoked")}
+        core.delete_namespaced_service_account("revoked", "badinput")
+        _wait_refused(server, base / "ca.crt", ca, tokens["revoked"])
+        other = pki.generate(base / "other")
+        yield {"{server}": server, "{ca}": base64.b64encode(ca).decode(),
+               "{wrong_ca}": base64.b64encode(Path(other.ca_cert).read_bytes()).decode(),
+               "{admin_token}": raw["users"][0]["user"]["token"], "{revoked_token}": tokens["revoked"],
+               "{reader_token}": tokens["reader"]}
+        api.close()
+    finally:
+        plane.stop()
+
+
+def _wait_refused(server: str, ca_file: Path, ca: bytes, token: str, timeout: float = 30) -> None:
+    """Wait until the server refuses ``token`` (401): a deleted ServiceAccount's token is refused once
+    the server's informer has seen the deletion."""
+    ca_file.write_bytes(ca)
+    configuration = client.Configuration()
+    configuration.host, configuration.ssl_ca_cert = server, str(ca_file)
+    configuration.api_key = {"authorization": f"Bearer {token}"}
+    with client.ApiClient(configuration) as api:
+        deadline, status = time.monotonic() + timeout, None
+        while time.monotonic() < deadline:
+            try:
+                client.VersionApi(api).get_code()
+                status = 200
+            except client.ApiException as exc:
+                status = exc.status
+                if status == 401:
+                    return
+            time.sleep(0.2)  # sleep-ok: polling the server for the revoked token's refusal
+    raise AssertionError(f"the deleted ServiceAccount's token was not refused within {timeout} s (last: {status})")
 
 
 def _session_of(pid: int) -> int | None:
@@ -41,8 +107,8 @@ def _in_session(sid: int) -> list[int]:
     return [pid for pid in pids if _session_of(pid) == sid]
 
 
-def _run(case: Case, tmp: Path, old: str) -> tuple[subprocess.CompletedProcess, Path]:
-    values = {"{tmp}": str(tmp), "{closed}": f"https://127.0.0.1:{closed_port()}", "{old}": old}
+def _run(case: Case, tmp: Path, old: str, cluster: dict[str, str]) -> tuple[subprocess.CompletedProcess, Callable]:
+    values = {"{tmp}": str(tmp), "{closed}": f"https://127.0.0.1:{closed_port()}", "{old}": old, **cluster}
 
     def fill(text: str) -> str:
         for key, value in values.items():
@@ -71,16 +137,17 @@ def _run(case: Case, tmp: Path, old: str) -> tuple[subprocess.CompletedProcess, 
     # The child leads a session of its own: whatever it started there must be gone with it.
     left = wait_gone(_in_session(child.pid), timeout=5)
     assert left == [], f"left running: {left}"
-    return subprocess.CompletedProcess(child.args, child.returncode, stdout, stderr), cache
+    return subprocess.CompletedProcess(child.args, child.returncode, stdout, stderr), fill
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_bad_input_is_one_line_saying_what_to_do_and_leaves_nothing(case: Case, tmp_path: Path, old_server: str):
-    proc, cache = _run(case, tmp_path, old_server)
+def test_bad_input_is_one_line_saying_what_to_do_and_leaves_nothing(case: Case, tmp_path: Path, old_server: str,
+                                                                    request: pytest.FixtureRequest):
+    proc, fill = _run(case, tmp_path, old_server, request.getfixturevalue("real_cluster") if case.cluster else {})
     out = proc.stdout + proc.stderr
     assert proc.returncode == case.exit_code, f"exit {proc.returncode}, not {case.exit_code}:\n{out[-3000:]}"
     assert "Traceback" not in out, out[-3000:]
-    says = case.says.replace("{tmp}", str(tmp_path))
+    says, cache = fill(case.says), tmp_path / "cache"
     lines = [line for line in out.splitlines() if says in line]
     assert len(lines) == 1, f"expected one line saying {says!r}:\n{out[-3000:]}"
     assert case.advice in lines[0], f"the line does not say what to do ({case.advice!r}): {lines[0]}"
