@@ -49,6 +49,8 @@ class Case:
     #: ``{ca}``; another CA ``{wrong_ca}``; tokens ``{admin_token}``, ``{revoked_token}`` of a
     #: deleted ServiceAccount, ``{reader_token}`` of one that may only read).
     cluster: bool = False
+    #: A copy of upstream v1.37.2's tree at ``{tmp}/tree`` with this text appended to this file of it.
+    fork_edit: tuple[str, str] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -160,6 +162,11 @@ CASES: tuple[Case, ...] = (
          ("--scheduler-source={tmp}/tree", QUORUM),
          "its version 'main' (KUBE_GIT_VERSION) is not a semantic version", "set KUBE_GIT_VERSION=v1.37.N",
          env=(("KUBE_GIT_VERSION", "main"),), files=_KUBERNETES),
+    Case("fork-source-does-not-compile", "`--scheduler-source` is a tree that does not compile",
+         ("--scheduler-source={tmp}/tree", QUORUM),
+         "gangscheduling/gangscheduling.go:", "fix the code at that line and run again",
+         env=(("KUBE_GIT_VERSION", "v1.37.2"),), looks_for_binaries=True,
+         fork_edit=("pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go", "\nfunc broken() { return 1 }\n")),
     # -- a cluster of your own
     Case("unknown-provider", "`--provider` names no provider", ("--provider=kind3", QUORUM),
          "--provider kind3: no such provider", "known: existing, kind, local"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -94,6 +95,18 @@ def _wait_refused(server: str, ca_file: Path, ca: bytes, token: str, timeout: fl
     raise AssertionError(f"the deleted ServiceAccount's token was not refused within {timeout} s (last: {status})")
 
 
+def _fork_tree(where: Path, file: str, text: str) -> None:
+    """A writable copy of the module cache's k8s.io/kubernetes@v1.37.2 (the upstream build's source), edited."""
+    binaries.ensure()  # the upstream build downloads the tree into the module cache
+    proc = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True, check=True, env=binaries.go_env())
+    shutil.copytree(Path(proc.stdout.strip()) / f"k8s.io/kubernetes@{binaries.DEFAULT_K8S_VERSION}", where,
+                    copy_function=shutil.copyfile)
+    for directory, _, _ in os.walk(where):
+        os.chmod(directory, 0o755)  # copytree copied the module cache's read-only directory modes
+    with (where / file).open("a") as handle:
+        handle.write(text)
+
+
 def _session_of(pid: int) -> int | None:
     try:
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[3])
@@ -120,6 +133,8 @@ def _run(case: Case, tmp: Path, old: str, cluster: dict[str, str]) -> tuple[subp
         (tmp / name).write_text(fill(text))
     for name in case.executable:
         (tmp / name).chmod(0o755)
+    if case.fork_edit:
+        _fork_tree(tmp / "tree", *case.fork_edit)
     cache = tmp / "cache"
     entry = ["-m", "fixtures.providers.local.binaries"] if case.command == "build" else \
         ["-m", "pytest", "-p", "no:cacheprovider", "-q", f"--reports-dir={tmp / 'r'}"]
@@ -143,7 +158,15 @@ def _run(case: Case, tmp: Path, old: str, cluster: dict[str, str]) -> tuple[subp
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input_is_one_line_saying_what_to_do_and_leaves_nothing(case: Case, tmp_path: Path, old_server: str,
                                                                     request: pytest.FixtureRequest):
-    proc, fill = _run(case, tmp_path, old_server, request.getfixturevalue("real_cluster") if case.cluster else {})
+    try:
+        proc, fill = _run(case, tmp_path, old_server, request.getfixturevalue("real_cluster") if case.cluster else {})
+        _judge(case, proc, fill, tmp_path)
+    finally:
+        for made in ("tree", "cache"):  # a copy of upstream's tree (124 MB); upstream's binaries, where a case made them
+            shutil.rmtree(tmp_path / made, ignore_errors=True)
+
+
+def _judge(case: Case, proc: subprocess.CompletedProcess, fill: Callable, tmp_path: Path) -> None:
     out = proc.stdout + proc.stderr
     assert proc.returncode == case.exit_code, f"exit {proc.returncode}, not {case.exit_code}:\n{out[-3000:]}"
     assert "Traceback" not in out, out[-3000:]
@@ -154,6 +177,7 @@ def test_bad_input_is_one_line_saying_what_to_do_and_leaves_nothing(case: Case, 
     assert not list(cache.glob("runs/*.json")), f"a cluster was recorded under {cache / 'runs'}"
     if not case.looks_for_binaries:
         assert not cache.exists(), "something was built or started for input that was refused"
+    assert not list(cache.glob("bin/*.tmp")), "a failed build left its staging directory"
     assert not list((tmp_path / "r").glob("runs/*/*")), "the refused run left files in its run directory"
 
 
