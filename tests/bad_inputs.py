@@ -52,9 +52,13 @@ class Case:
     #: A copy of upstream v1.37.2's tree at ``{tmp}/tree`` with this text appended to this file of it.
     fork_edit: tuple[str, str] | None = None
 
+    #: Ctrl-C (SIGINT to the run's process group) once a process of this name runs in it.
+    interrupt_at: str | None = None
+
     @property
     def exit_code(self) -> int:
-        return 4 if self.command == "pytest" else 2
+        """A usage error's (pytest's 4, the build command's 2); pytest's 2 for an interrupted run."""
+        return 4 if self.command == "pytest" and not self.interrupt_at else 2
 
 
 def kubeconfig(server: str, *, ca: str | None = None, token: str = "x", contexts=("vendor-prod", "staging"),
@@ -106,12 +110,15 @@ CASES: tuple[Case, ...] = (
          "the Go toolchain is not on PATH", "or run against a cluster you have with --kubeconfig PATH",
          env=(("PATH", NO_GO_PATH),), looks_for_binaries=True),
     Case("upgrade-without-go", "the upgrade profile without a Go toolchain", ("--profile=upgrade", "suites/test_upgrade.py"),
-         "the Go toolchain is not on PATH", "install Go >=", env=(("PATH", NO_GO_PATH),), looks_for_binaries=True),
+         "the Go toolchain is not on PATH", "(https://go.dev/dl/) to build the local control plane",
+         env=(("PATH", NO_GO_PATH),), looks_for_binaries=True),
     Case("build-without-go", "`make build` without a Go toolchain", ("build",),
          "the Go toolchain is not on PATH", "or run against a cluster you have with --kubeconfig PATH",
          command="build", env=(("PATH", NO_GO_PATH),), looks_for_binaries=True),
     Case("build-malformed-version", "`make build K8S_VERSION=1.36`", ("build", "--version", "1.36"),
          "Kubernetes version '1.36' is not of the form vMAJOR.MINOR.PATCH", "for example v1.37.2", command="build"),
+    Case("ctrl-c-during-the-build", "Ctrl-C while the control plane builds", (QUORUM,),
+         "interrupted (Ctrl-C)", "Ctrl-C again stops at once", looks_for_binaries=True, interrupt_at="go"),
     # -- the scheduler under test
     Case("unknown-scheduler", "`--scheduler` names no scheduler", ("--scheduler=kube-schedular", QUORUM),
          "--scheduler kube-schedular: no such scheduler", "known: kube-scheduler, reference"),

@@ -10,8 +10,10 @@ import base64
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Iterator
@@ -107,6 +109,22 @@ def _fork_tree(where: Path, file: str, text: str) -> None:
         handle.write(text)
 
 
+def _wait_for_process(child: subprocess.Popen, name: str, timeout: float = 300) -> None:
+    """Wait until a process named ``name`` runs in the child's session (a Go build: ``go``)."""
+    deadline = time.monotonic() + timeout
+    while not any(_name_of(pid) == name for pid in _in_session(child.pid)):
+        assert child.poll() is None, f"the run ended (exit {child.returncode}) before {name} ran"
+        assert time.monotonic() < deadline, f"no {name} ran in the child's session within {timeout:.0f} s"
+        time.sleep(0.1)  # sleep-ok: polling /proc for the build to start
+
+
+def _name_of(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
 def _session_of(pid: int) -> int | None:
     try:
         return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[3])
@@ -143,12 +161,20 @@ def _run(case: Case, tmp: Path, old: str, cluster: dict[str, str]) -> tuple[subp
                              stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, start_new_session=True,
                              env={**os.environ, "GANGCONF_CACHE": str(cache), **{k: fill(v) for k, v in case.env}},
                              preexec_fn=(lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))) if limit else None)
+    output: list[str] = []
+    reader = threading.Thread(target=lambda: output.extend(child.communicate()), daemon=True)
+    reader.start()
     try:
-        stdout, stderr = child.communicate(timeout=120)
+        if case.interrupt_at:
+            _wait_for_process(child, case.interrupt_at)
+            os.killpg(child.pid, signal.SIGINT)
+        reader.join(timeout=300)
     finally:
         if child.poll() is None:
-            child.kill()
+            os.killpg(child.pid, signal.SIGKILL)
             child.wait()
+        reader.join(timeout=10)
+    stdout, stderr = output or ("", "")
     # The child leads a session of its own: whatever it started there must be gone with it.
     left = wait_gone(_in_session(child.pid), timeout=5)
     assert left == [], f"left running: {left}"
