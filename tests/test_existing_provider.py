@@ -13,8 +13,10 @@ deletion, and every pod and PriorityClass gangconf creates for its priority; aft
 team's objects must be exactly as they were (uid, resourceVersion, node, phase), the nodes must
 carry the same labels, taints and capacity, and nothing labelled by gangconf may remain.
 
-The first tests need no cluster: the pool arithmetic, the priority band, the version parser, the
-context guard and a cluster older than v1.37 (a stub that answers only ``/version``, on 127.0.0.1).
+The first tests need no cluster: the pool arithmetic, the priority band, the version parser and
+the refusal of a cluster older than v1.37. The bad input of a run against an existing cluster (no
+such context, ``--require-context`` without one, a server older than v1.37) is in the table of
+``tests/bad_inputs.py``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ import yaml
 from kubernetes import client, config
 
 from children import run_result
-from clusterstubs import closed_port, version_only_server, write_kubeconfig
 from fixtures import faults, priorities
 from fixtures.providers.local import binaries
 from fixtures.errors import ClusterUnavailable, HarnessError
@@ -112,44 +113,6 @@ def _child(tmp_path: Path, *args: str, timeout: float = 120) -> subprocess.Compl
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
                            f"--reports-dir={tmp_path / 'reports'}", *args],
                           cwd=REPO, capture_output=True, text=True, timeout=timeout)
-
-
-def _one_line(proc: subprocess.CompletedProcess) -> str:
-    out = proc.stdout + proc.stderr
-    assert "Traceback" not in out, out
-    lines = [l for l in out.splitlines() if "gangconf:" in l]
-    assert len(lines) == 1, out
-    return lines[0]
-
-
-def test_require_context_refuses_a_run_without_an_explicit_context(tmp_path: Path):
-    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", f"https://127.0.0.1:{closed_port()}")
-    proc = _child(tmp_path, f"--kubeconfig={kubeconfig}", "--require-context", "suites/test_quorum.py")
-    assert proc.returncode == 4, proc.stdout
-    line = _one_line(proc)
-    assert "--require-context is set but no --context was named" in line and f"--context {CONTEXT}" in line, line
-
-
-def test_a_context_the_kubeconfig_lacks_is_one_line_naming_the_contexts(tmp_path: Path):
-    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", f"https://127.0.0.1:{closed_port()}")
-    proc = _child(tmp_path, f"--kubeconfig={kubeconfig}", "--context=prod-eu", "suites/test_quorum.py")
-    assert proc.returncode == 4, proc.stdout
-    line = _one_line(proc)
-    assert "has no context 'prod-eu'; its contexts are: vendor-prod, staging" in line, line
-
-
-@pytest.fixture
-def old_server():
-    with version_only_server("v1.36.3") as url:
-        yield url
-
-
-def test_a_cluster_older_than_v1_37_stops_the_run_in_one_line(tmp_path: Path, old_server: str):
-    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", old_server)
-    proc = _child(tmp_path, f"--kubeconfig={kubeconfig}", f"--context={CONTEXT}", "suites/test_quorum.py")
-    assert proc.returncode == 4, proc.stdout
-    line = _one_line(proc)
-    assert f"the server at {old_server} is v1.36.3, older than v1.37" in line, line
 
 
 # -- a foreign cluster -------------------------------------------------------------------------

@@ -315,11 +315,13 @@ def test_a_forks_scheduler_binary_that_registers_the_fault_plugin_runs_the_fault
 
 
 def test_a_forks_scheduler_binary_without_the_fault_plugin_ends_a_fault_run_in_one_line(tmp_path, run_suite):
-    # A stand-in for a fork's binary whose main does not register the plugin: it answers the probe
-    # with kube-scheduler v1.37.2's own refusal (seen from the real binary, test_faults.py).
+    # A stand-in for a fork's binary whose main does not register the plugin: it answers --version as
+    # every kube-scheduler does, and the probe with kube-scheduler v1.37.2's own refusal (seen from
+    # the real binary, test_faults.py).
     fork = tmp_path / "fork" / "kube-scheduler"
     fork.parent.mkdir()
-    fork.write_text("#!/bin/sh\necho 'E1204 run.go:72] \"command failed\" err=\"initializing profiles: creating profile "
+    fork.write_text("#!/bin/sh\n[ \"$1\" = --version ] && { echo 'Kubernetes v1.37.2'; exit 0; }\n"
+                    "echo 'E1204 run.go:72] \"command failed\" err=\"initializing profiles: creating profile "
                     "for scheduler name default-scheduler: ReservePlugin \\\"GangconfFaultReserve\\\" does not exist\"' >&2\n"
                     "exit 1\n")
     fork.chmod(0o755)
