@@ -43,9 +43,10 @@ def test_condition_history_keeps_only_changes_of_the_named_object():
     assert [h[1:] for h in history] == [("False", "Unschedulable", "no room"), ("True", "Scheduled", ""),
                                         ("False", "Unschedulable", "late")]
     assert deviations.regression(history) == 2
-    assert deviations.excerpt(history, label="PodGroup g", since=1.0) == [
+    pod = [(1.45, "False", "Unschedulable", "0/2 nodes are available")]
+    assert deviations.excerpt({"PodGroup g": history, "Pod g-2": pod}, since=1.0) == [
         "+0.100s PodGroup g False/Unschedulable: no room", "+0.400s PodGroup g True/Scheduled",
-        "+0.500s PodGroup g False/Unschedulable: late"]
+        "+0.450s Pod g-2 False/Unschedulable: 0/2 nodes are available", "+0.500s PodGroup g False/Unschedulable: late"]
 
 
 @pytest.mark.parametrize("statuses", [[], ["False"], ["False", "True"], ["True", "True"], ["False", "False", "True"]])

@@ -1,0 +1,99 @@
+"""Deviations: where v1.37.2 breaks its own documented API contract (:mod:`fixtures.deviations`).
+
+These are not conformance checks. Each tries, within a bounded time and with many cases at once,
+to reproduce a defect of v1.37.2 against the contract its API documents, and reports
+``reproduced (k of n attempts)`` or ``not reproduced in n attempts``; it never fails the run,
+whatever the scheduler does. The reference scheduler keeps each contract, so the report shows the
+two side by side. Run one alone: ``pytest suites -m deviation -k <test name>``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from fixtures import NodeShape, deviations, scheduler_caught_up
+
+#: The node label that gives each group of an attempt two nodes of its own.
+SLOT = "gangconf.dev/slot"
+#: Groups per attempt (two nodes each), and attempts per run.
+GROUPS, ATTEMPTS = 6, 5
+
+
+@pytest.mark.deviation(
+    id="DEV-COND-TERMINAL",
+    contract="PodGroupInitiallyScheduled: Once this condition transitions to True, it serves as a terminal state and "
+             "will never revert to False, even if pods are subsequently evicted and group constraints are no longer "
+             "met. (k8s.io/api scheduling/v1beta1 types.go:727, PodGroupStatus.conditions)",
+    source="pkg/scheduler/schedule_one_podgroup.go:951 (updatePodGroupCondition)")
+def test_initially_scheduled_true_is_overwritten_by_the_leftover_members_cycle(pool, gang, recorder, timeouts,
+                                                                                reproduce):
+    """DEV-COND-TERMINAL: a group's ``PodGroupInitiallyScheduled=True`` turned ``False`` by its leftover member.
+
+    v1.37.2's ``updatePodGroupCondition`` (``pkg/scheduler/schedule_one_podgroup.go``) skips a
+    ``False`` only when its *informer's* copy of the PodGroup already has ``True``, then sends a
+    strategic-merge patch of ``/status`` without a resourceVersion (``util.PatchPodGroupStatus``,
+    ``pkg/scheduler/util/utils.go``). A member left over by a successful group cycle goes straight
+    back to the queue (GANG-QUEUE-003); its own cycle fails, and when it runs before the informer has
+    delivered the scheduler's own ``True``, its ``False``/``Unschedulable`` lands over the ``True``.
+
+    Each attempt: ``GROUPS`` gangs at once, each with minCount 2, three members of 2 CPUs and two
+    nodes of 2 CPUs of its own (the members select them by label, so the gangs never compete). The
+    members are created before their PodGroups, so that each PodGroup's creation releases all three
+    into one cycle. An attempt waits until every gang has two members bound and the third reported
+    unschedulable, then until the scheduler has handled everything written before (a barrier,
+    :mod:`fixtures.barrier`), then until the recorder has seen a PodGroup written after that (one
+    watch delivers PodGroup writes in order, so every status patch of the attempt is recorded).
+    A gang whose condition was ``True`` and later anything else is a case that reproduced the
+    deviation; the attempt's members are then deleted.
+    """
+    pool.add(2 * GROUPS, NodeShape(cpu="2"), labels=[{SLOT: f"s{i // 2}"} for i in range(2 * GROUPS)])
+
+    def attempt(n: int) -> deviations.Attempt:
+        since, began, names = recorder.mark(), time.monotonic(), [f"a{n}-g{i}" for i in range(GROUPS)]
+        members = {name: gang.pods(name, 3, group=name, cpu="2", node_selector={SLOT: f"s{i}"})
+                   for i, name in enumerate(names)}
+        everyone = [p for pods in members.values() for p in pods]
+        recorder.eventually(lambda s: all(p in s.pods for p in everyone), timeout=timeouts.observe, after=since,
+                            describe=f"the {len(everyone)} members of attempt {n} are recorded")
+        for name in names:
+            gang.pod_group(name, min_count=2)
+
+        def settled(s) -> bool:
+            for name in names:
+                bound = {p["metadata"]["name"] for p in s.bound(name)}
+                left = [p for p in members[name] if p not in bound]
+                if len(bound) != 2 or (s.pod_condition(left[0]) or {}).get("status") != "False":
+                    return False
+            return True
+
+        state = recorder.eventually(settled, timeout=timeouts.gang_scheduled, after=since,
+                                    describe=f"every gang of attempt {n}: 2 of 3 members bound, the third unschedulable")
+        scheduler_caught_up(gang, recorder, timeout=timeouts.scheduler_reacts)
+        fence = f"a{n}-fence"
+        gang.pod_group(fence)
+        recorder.eventually(lambda s: fence in s.podgroups, timeout=timeouts.observe, after=since,
+                            describe=f"the PodGroup {fence}, written after the barrier, is recorded")
+        observations = recorder.timeline.snapshot()[since:]
+        cases, reproduced, shown = 0, [], []
+        for name in names:
+            history = deviations.condition_history(observations, "PodGroup", name, "PodGroupInitiallyScheduled")
+            if not any(status == "True" for _, status, _, _ in history):
+                continue  # never Scheduled: this gang is no case of the deviation
+            cases += 1
+            if deviations.regression(history) is not None:
+                reproduced.append(name)
+                if not shown:
+                    bound = {p["metadata"]["name"] for p in state.bound(name)}
+                    left = next(p for p in members[name] if p not in bound)
+                    pod = deviations.condition_history(observations, "Pod", left, "PodScheduled")
+                    shown = deviations.excerpt({f"PodGroup {name}": history, f"Pod {left}": pod},
+                                               since=began)
+        gang.delete_pods(everyone)
+        recorder.eventually(lambda s: s.gone(*everyone), timeout=timeouts.cleanup, after=since,
+                            describe=f"the members of attempt {n} are gone")
+        return deviations.Attempt(cases=cases, reproduced=reproduced, excerpt=shown)
+
+    outcome = reproduce.run(attempt, attempts=ATTEMPTS, budget=4 * timeouts.gang_scheduled)
+    print(f"{outcome['id']}: {outcome['verdict']}")
