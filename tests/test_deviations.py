@@ -113,3 +113,25 @@ def test_a_report_without_deviations_has_no_section():
                                SMALL)
     assert merged["deviations"] == {}
     assert "Deviations from the API contract" not in conformance.render_markdown(merged)
+
+
+def test_the_html_page_shows_the_deviations_side_by_side_and_allure_links_a_deviation_check_across_schedulers():
+    from fixtures import allure_report, html_report
+
+    kube = result("kube-scheduler", [check("GANG-A-001", "test_one", "passed", "kube-scheduler")])
+    kube["deviations"] = [_record("kube-scheduler", 2)]
+    ref = result("reference", [check("GANG-A-001", "test_one", "passed", "reference")])
+    ref["deviations"] = [_record("reference", 0)]
+    page = html_report.render(conformance.merge([kube, ref], SMALL))
+    section = page[page.index('<h2 id="deviations">'):]
+    assert "DEV-COND-TERMINAL" in section and "True is terminal." in section
+    assert "reproduced (2 of 4 attempts" in section and "not reproduced in 4 attempts" in section
+    assert "<pre>line 0</pre>" in section
+
+    def allure_result(uuid: str, scheduler: str) -> dict:
+        return {"uuid": uuid, "start": 1, "parameters": [{"name": "scheduler", "value": scheduler}],
+                "labels": [{"name": "deviation", "value": "DEV-COND-TERMINAL"},
+                           {"name": "gangconf.test", "value": DEV["test"]}]}
+
+    links = allure_report.cross_links({"k": allure_result("uk", "kube-scheduler"), "r": allure_result("ur", "reference")})
+    assert [link["name"] for link in links["k"]] == ["DEV-COND-TERMINAL on reference"]
