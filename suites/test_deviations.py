@@ -97,3 +97,69 @@ def test_initially_scheduled_true_is_overwritten_by_the_leftover_members_cycle(p
 
     outcome = reproduce.run(attempt, attempts=ATTEMPTS, budget=4 * timeouts.gang_scheduled)
     print(f"{outcome['id']}: {outcome['verdict']}")
+
+
+@pytest.mark.deviation(
+    id="DEV-VICTIM-DISRUPTIONTARGET",
+    contract='PodGroup status.conditions: "DisruptionTarget": Indicates whether the PodGroup is about to be terminated '
+             'due to disruption such as preemption. Reason "PreemptionByScheduler": The PodGroup was preempted by the '
+             "scheduler to make room for higher-priority PodGroups or Pods. (k8s.io/api scheduling/v1beta1 "
+             "types.go:729, PodGroupStatus.conditions)",
+    source="pkg/scheduler/framework/preemption/executor.go:126 (PreemptPod marks only the victim pod)")
+def test_a_podgroup_preempted_as_a_whole_gets_no_disruption_target(pool, gang, recorder, timeouts, reproduce):
+    """DEV-VICTIM-DISRUPTIONTARGET: a victim PodGroup preempted whole never gets ``DisruptionTarget``.
+
+    v1.37.2 defines the PodGroup condition ``DisruptionTarget`` and its reason
+    ``PreemptionByScheduler`` (``scheduling/v1beta1`` ``DisruptionTarget``,
+    ``PodGroupReasonPreemptionByScheduler``), but nothing in the scheduler writes it: the
+    preemption executor (``Executor.PreemptPod``, ``pkg/scheduler/framework/preemption/executor.go``)
+    patches ``DisruptionTarget`` onto each victim *pod* and deletes it, also when the victim unit is
+    a whole PodGroup (``disruptionMode: all``); only kubectl's printer reads the PodGroup condition.
+
+    Each attempt: ``GROUPS`` victim gangs at once (low priority, minCount 2, ``disruptionMode``
+    ``all``, two members of 1 GPU on two 1-GPU nodes of their own), then a high-priority gang of one
+    1-GPU member per slot, which preempts its slot's victim gang. Once every preemptor is bound and
+    every victim is gone, and the recorder has every PodGroup write (a barrier and a fence, as
+    above), a victim PodGroup that never had ``DisruptionTarget=True`` is a case that reproduced
+    the deviation; the attempt's pods are then deleted.
+    """
+    low, high = gang.priority_class("low", 100), gang.priority_class("high", 1000)
+    pool.add(2 * GROUPS, NodeShape(cpu="8", gpus=1), labels=[{SLOT: f"s{i // 2}"} for i in range(2 * GROUPS)])
+
+    def attempt(n: int) -> deviations.Attempt:
+        since, began = recorder.mark(), time.monotonic()
+        victims = {f"a{n}-v{i}": gang.gang(f"a{n}-v{i}", 2, gpus=1, cpu="100m", priority_class=low, disruption="all",
+                                           node_selector={SLOT: f"s{i}"}) for i in range(GROUPS)}
+        everyone = [p for pods in victims.values() for p in pods]
+        recorder.eventually(lambda s: all(s.phase(p) == "Running" for p in everyone), timeout=timeouts.gang_scheduled,
+                            after=since, describe=f"the {len(everyone)} victims of attempt {n} running")
+        preemptors = [p for i in range(GROUPS) for p in gang.gang(f"a{n}-p{i}", 1, gpus=1, cpu="100m",
+                                                                 priority_class=high, node_selector={SLOT: f"s{i}"})]
+        recorder.eventually(lambda s: len(s.bound(prefix=f"a{n}-p")) == GROUPS and s.gone(*everyone),
+                            timeout=timeouts.gang_scheduled * 2, after=since,
+                            describe=f"every preemptor of attempt {n} bound, every victim gone")
+        scheduler_caught_up(gang, recorder, timeout=timeouts.scheduler_reacts)
+        fence = f"a{n}-fence"
+        gang.pod_group(fence)
+        recorder.eventually(lambda s: fence in s.podgroups, timeout=timeouts.observe, after=since,
+                            describe=f"the PodGroup {fence}, written after the barrier, is recorded")
+        observations = recorder.timeline.snapshot()[since:]
+        reproduced, shown = [], []
+        for name, pods in victims.items():
+            marked = deviations.condition_history(observations, "PodGroup", name, "DisruptionTarget")
+            if any(status == "True" for _, status, _, _ in marked):
+                continue
+            reproduced.append(name)
+            if not shown:
+                shown = deviations.excerpt(
+                    {f"Pod {p}": deviations.condition_history(observations, "Pod", p, "DisruptionTarget") for p in pods}
+                    | {f"PodGroup {name}": deviations.condition_history(observations, "PodGroup", name,
+                                                                         "PodGroupInitiallyScheduled")}, since=began)
+                shown.append(f"PodGroup {name}: no DisruptionTarget condition recorded")
+        gang.delete_pods(preemptors)
+        recorder.eventually(lambda s: s.gone(*preemptors), timeout=timeouts.cleanup, after=since,
+                            describe=f"the preemptors of attempt {n} are gone")
+        return deviations.Attempt(cases=len(victims), reproduced=reproduced, excerpt=shown)
+
+    outcome = reproduce.run(attempt, attempts=3, budget=4 * timeouts.gang_scheduled)
+    print(f"{outcome['id']}: {outcome['verdict']}")
