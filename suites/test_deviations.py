@@ -163,3 +163,57 @@ def test_a_podgroup_preempted_as_a_whole_gets_no_disruption_target(pool, gang, r
 
     outcome = reproduce.run(attempt, attempts=3, budget=4 * timeouts.gang_scheduled)
     print(f"{outcome['id']}: {outcome['verdict']}")
+
+
+@pytest.mark.deviation(
+    id="DEV-GENERATION-CLIENT",
+    contract="ObjectMeta.generation: A sequence number representing a specific generation of the desired state. "
+             "Populated by the system. Read-only. (k8s.io/apimachinery meta/v1 types.go:196)",
+    source="pkg/registry/scheduling/podgroup/strategy.go:69 (PrepareForCreate keeps metadata.generation)")
+def test_a_client_supplied_generation_is_kept_and_observed(pool, gang, recorder, timeouts, reproduce):
+    """DEV-GENERATION-CLIENT: a PodGroup created with ``metadata.generation`` keeps the client's number.
+
+    v1.37.2's PodGroup registry (``podGroupStrategy.PrepareForCreate``,
+    ``pkg/registry/scheduling/podgroup/strategy.go``) clears the status a client sends on create
+    but neither sets nor clears ``metadata.generation`` (other registries set it to 1), so a number
+    the client wrote is stored; kube-scheduler then copies it into its condition's
+    ``observedGeneration`` (``updatePodGroupCondition``). This is the API server's deviation: the
+    scheduler under test cannot change it, so both columns of the report show it.
+
+    Each attempt: ``GROUPS`` gangs at once (minCount 1, one member), each PodGroup created with
+    ``metadata.generation`` 41 and up; a PodGroup the server returns with that number is a case
+    that reproduced the deviation. The excerpt shows the condition it then got, once Scheduled.
+    """
+    pool.add(1, NodeShape(cpu="8"))
+
+    def attempt(n: int) -> deviations.Attempt:
+        since, began = recorder.mark(), time.monotonic()
+        sent: dict[str, int] = {}
+        stored: dict[str, object] = {}
+        for i in range(GROUPS):
+            name, sent[f"a{n}-g{i}"] = f"a{n}-g{i}", 41 + i
+            manifest = gang.pod_group_manifest(name, min_count=1)
+            manifest["metadata"]["generation"] = sent[name]
+            stored[name] = gang.create(manifest)["metadata"].get("generation")
+            gang.pods(name, 1, group=name, cpu="100m")
+        state = recorder.eventually(
+            lambda s: all((s.group_condition(g) or {}).get("status") == "True" for g in sent),
+            timeout=timeouts.gang_scheduled, after=since, describe=f"every PodGroup of attempt {n} Scheduled")
+        reproduced = [g for g in sent if stored[g] == sent[g]]
+        shown = []
+        if reproduced:
+            g = reproduced[0]
+            cond = state.group_condition(g)
+            observations = recorder.timeline.snapshot()[since:]
+            shown = [f"PodGroup {g} created with metadata.generation {sent[g]}: the server stored {stored[g]}",
+                     *deviations.excerpt({f"PodGroup {g}": deviations.condition_history(
+                         observations, "PodGroup", g, "PodGroupInitiallyScheduled")}, since=began),
+                     f"PodGroup {g} PodGroupInitiallyScheduled observedGeneration: {cond.get('observedGeneration')}"]
+        members = [f"{g}-0" for g in sent]
+        gang.delete_pods(members)
+        recorder.eventually(lambda s: s.gone(*members), timeout=timeouts.cleanup, after=since,
+                            describe=f"the members of attempt {n} are gone")
+        return deviations.Attempt(cases=len(sent), reproduced=reproduced, excerpt=shown)
+
+    outcome = reproduce.run(attempt, attempts=2, budget=2 * timeouts.gang_scheduled)
+    print(f"{outcome['id']}: {outcome['verdict']}")
