@@ -9,9 +9,11 @@ two side by side. Run one alone: ``pytest suites -m deviation -k <test name>``.
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
+from kubernetes.client.exceptions import ApiException
 
 from fixtures import NodeShape, deviations, scheduler_caught_up
 
@@ -216,4 +218,51 @@ def test_a_client_supplied_generation_is_kept_and_observed(pool, gang, recorder,
         return deviations.Attempt(cases=len(sent), reproduced=reproduced, excerpt=shown)
 
     outcome = reproduce.run(attempt, attempts=2, budget=2 * timeouts.gang_scheduled)
+    print(f"{outcome['id']}: {outcome['verdict']}")
+
+
+@pytest.mark.deviation(
+    id="DEV-PREEMPTPOLICY-DEFAULTING", profile="alpha",
+    contract="PodGroupSpec.preemptionPolicy: One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if "
+             "unset. When Priority Admission Controller is enabled, it populates this field from PriorityClassName, "
+             "and defaults to PreemptLowerPriority if value is unset in PriorityClass. (k8s.io/api scheduling/v1beta1 "
+             "types.go:707)",
+    source="pkg/apis/scheduling/v1beta1/defaults.go:42 (defaulted before plugin/pkg/admission/priority/admission.go:234)")
+def test_a_podgroup_naming_a_never_class_without_the_field_is_refused(gang, reproduce):
+    """DEV-PREEMPTPOLICY-DEFAULTING: with PodGroupPreemptionPolicy on, a PodGroup whose PriorityClass
+    says ``preemptionPolicy: Never`` and that sets no ``preemptionPolicy`` of its own is refused.
+
+    v1.37.2's defaulting (``SetDefaults_PodGroup``, ``pkg/apis/scheduling/v1beta1/defaults.go``)
+    fills an unset ``preemptionPolicy`` with ``PreemptLowerPriority`` before admission runs; the
+    Priority admission plugin (``admitPodGroup``, ``plugin/pkg/admission/priority/admission.go``) then
+    sees a field "set" that differs from the class's ``Never`` and refuses the PodGroup with 403
+    ``the string value of PreemptionPolicy (PreemptLowerPriority) must not be provided in pod group
+    spec``, where the API documents that admission populates it from the class. This is the API
+    server's deviation: the scheduler under test cannot change it, so both columns show it.
+
+    Each attempt creates ``GROUPS`` such PodGroups; one refused, or stored with any policy but
+    ``Never``, is a case that reproduced the deviation.
+    """
+    never = gang.priority_class("never", 500, preemption_policy="Never")
+
+    def attempt(n: int) -> deviations.Attempt:
+        reproduced, shown = [], []
+        for i in range(GROUPS):
+            name = f"a{n}-g{i}"
+            manifest = gang.pod_group_manifest(name, min_count=1, priority_class=never)
+            try:
+                stored = gang.create(manifest)
+            except ApiException as exc:
+                what = f"PodGroup {name} (priorityClassName {never}, no preemptionPolicy): HTTP {exc.status}: " \
+                       f"{json.loads(exc.body or '{}').get('message')}"
+            else:
+                policy = (stored.get("spec") or {}).get("preemptionPolicy")
+                if policy == "Never":
+                    continue
+                what = f"PodGroup {name} (priorityClassName {never}, no preemptionPolicy): stored with {policy}"
+            reproduced.append(name)
+            shown = shown or [what]
+        return deviations.Attempt(cases=GROUPS, reproduced=reproduced, excerpt=shown)
+
+    outcome = reproduce.run(attempt, attempts=2, budget=60)
     print(f"{outcome['id']}: {outcome['verdict']}")

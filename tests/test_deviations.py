@@ -56,6 +56,8 @@ def test_a_history_that_never_leaves_true_is_no_regression(statuses):
 
 def test_the_command_runs_the_check_alone():
     assert deviations.command("suites/test_deviations.py::test_x[a]") == "pytest suites -m deviation -k test_x"
+    assert deviations.command("suites/test_deviations.py::test_y", "alpha") == \
+        "pytest suites -m deviation -k test_y --profile=gang-alpha"
 
 
 def test_a_marker_without_its_contract_is_refused_in_one_line():
