@@ -127,7 +127,7 @@ upgrade: setup ## the upgrade checks, v1.36.3 to v1.37.2 on live etcd (builds v1
 unit: setup ## only the tests that need no cluster
 	$(PY) -m pytest tests/test_profiles.py tests/test_observe.py tests/test_allornothing.py tests/test_schedconfig.py \
 		tests/test_builders.py tests/test_faults.py tests/test_refusals.py \
-		tests/test_mutants.py tests/test_report.py tests/test_results.py tests/test_runs.py tests/test_catalogue.py \
+		tests/test_mutants.py tests/test_report.py tests/test_deviations.py tests/test_results.py tests/test_runs.py tests/test_catalogue.py \
 		tests/test_upstream_map.py tests/test_forks.py tests/test_timeline_svg.py tests/test_html_report.py \
 		tests/test_bundle.py tests/test_progress.py tests/test_wheel.py tests/test_retry.py tests/test_pools.py \
 		tests/test_kube.py tests/test_providers.py tests/test_layers.py tests/test_hookspecs.py tests/reference $(PYTEST_ARGS)

@@ -49,6 +49,9 @@ class ApplyingWriter:
     def group_condition(self, group, status, reason, message) -> None:
         pass
 
+    def group_disrupted(self, group, message) -> None:
+        pass
+
     def preempt(self, victim, message) -> None:
         self.scheduler.on_pod(None, victim.key)
 

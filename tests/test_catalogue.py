@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from fixtures import deviations
 from fixtures.catalogue import CATALOGUE, PROFILES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -91,3 +92,15 @@ def test_only_profile_selects_that_profiles_checks():
     assert proc.returncode in (0, 5), proc.stdout[-2000:]
     assert "test_quorum.py" not in proc.stdout and "test_plain_pods" not in proc.stdout, proc.stdout[-2000:]
     assert "control plane" not in proc.stdout
+
+
+def test_the_readme_lists_the_deviation_checks_of_the_suites():
+    """The README's table of known deviations is the suites' (regenerate: ``pytest suites --list-checks
+    --list-format=deviations``)."""
+    proc = list_checks("--list-format=deviations")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    block = proc.stdout.strip()
+    assert block.startswith(deviations.README_BEGIN) and block.endswith(deviations.README_END), block
+    assert block in (REPO / "README.md").read_text(), \
+        "README.md's deviations differ from the suites' markers: paste the output of " \
+        "`pytest suites --list-checks --list-format=deviations`"

@@ -10,6 +10,7 @@ here for the nodes that changed since the last snapshot.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import itertools
 
 from reference_scheduler.backend.node_arrays import NodeArrays
@@ -126,6 +127,12 @@ class Cache:
 
     def update_pod_group(self, key: str, group: PodGroup) -> PodGroup | None:
         old = self.groups.get(key)
+        if old is not None and old.initially_scheduled and not group.initially_scheduled and old.uid == group.uid:
+            # PodGroupInitiallyScheduled=True is terminal (GANG-COND-001): a copy of the same group
+            # written before the scheduler's own True (delivered late, or another client's status
+            # write over it) does not make it forget; else its next failing cycle writes False over
+            # True, as v1.37.2's informer-copy check does (DEV-COND-TERMINAL).
+            group = dataclasses.replace(group, initially_scheduled=True)
         self.groups[key] = group
         return old
 

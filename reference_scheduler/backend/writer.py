@@ -27,5 +27,8 @@ class Writer(Protocol):
     def preempt(self, victim: Pod, message: str) -> None:
         """Mark ``victim`` with DisruptionTarget (``message``) and delete it."""
 
+    def group_disrupted(self, group: PodGroup, message: str) -> None:
+        """Mark the PodGroup with DisruptionTarget (``message``): it is preempted as a whole."""
+
     def nominate(self, pod: Pod, node: str) -> None:
         """Record ``node`` as the pod's nominated node (``status.nominatedNodeName``); empty clears it."""

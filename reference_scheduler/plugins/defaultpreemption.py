@@ -96,5 +96,10 @@ class DefaultPreemption:
         """Evict every pod of ``victims``, in the preemptor's profile's name (``scheduler_name``)."""
         text = disruption_message(scheduler_name, by_group)
         for unit in victims:
+            if unit.group is not None and unit.group.disruption_mode == "all":
+                # The PodGroup is the victim unit, so it is about to be terminated: its own
+                # DisruptionTarget, as the API documents (v1.37.2 marks only the pods:
+                # DEV-VICTIM-DISRUPTIONTARGET).
+                self.handle.api_dispatcher.group_disrupted(unit.group, text)
             for victim in unit.pods:
                 self.handle.api_dispatcher.preempt(victim, text)

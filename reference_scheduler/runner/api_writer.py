@@ -172,6 +172,20 @@ class ApiWriter:
                      "message": message, "lastTransitionTime": _now()}
         self._in_order(f"pod:{victim.key}", self._preempt, victim, condition, _micro_now())
 
+    def group_disrupted(self, group: PodGroup, message: str) -> None:
+        condition = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+                     "message": message, "lastTransitionTime": _now()}
+        self._in_order(f"podgroup:{group.key}", self._group_disrupted, group, condition)
+
+    def _group_disrupted(self, group: PodGroup, condition: dict) -> None:
+        try:
+            _done(self.custom.patch_namespaced_custom_object_status(
+                *SCHEDULING, group.namespace, "podgroups", group.name, {"status": {"conditions": [condition]}},
+                _content_type=STRATEGIC, _preload_content=False))
+        except ApiException as exc:
+            if exc.status != 404:
+                log.warning("DisruptionTarget of PodGroup %s not written: %s", group.key, one_line(exc))
+
     def _preempt(self, victim: Pod, condition: dict, at: str) -> None:
         try:
             _done(self.core.patch_namespaced_pod_status(victim.name, victim.namespace,

@@ -21,6 +21,8 @@ class Cluster:
         self.binds: list[tuple[str, str]] = []
         self.conditions: dict[str, tuple[str, str]] = {}  # pod -> (reason, message)
         self.group_conditions: dict[str, list[tuple[bool, str, str]]] = {}
+        #: PodGroups marked DisruptionTarget as a whole: (name, message).
+        self.group_disruptions: list[tuple[str, str]] = []
         self.fail_bind: set[str] = set()
         self.preempted: list[tuple[str, str]] = []  # (victim, message)
         self.victim_nodes: list[tuple[str, str]] = []  # (victim, the node it was evicted from)
@@ -42,6 +44,9 @@ class Cluster:
 
     def group_condition(self, group: PodGroup, status: bool, reason: str, message: str) -> None:
         self.group_conditions.setdefault(group.name, []).append((status, reason, message))
+
+    def group_disrupted(self, group: PodGroup, message: str) -> None:
+        self.group_disruptions.append((group.name, message))
 
     def preempt(self, victim: Pod, message: str) -> None:
         self.preempted.append((victim.name, message))

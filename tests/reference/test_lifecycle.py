@@ -94,6 +94,21 @@ def test_cycle_004_a_satisfied_gang_stays_scheduled_when_a_new_member_does_not_f
     assert cluster.group_conditions["full"] == [(True, "Scheduled", "")]  # never written False
 
 
+def test_cond_001_a_stale_copy_of_the_group_after_its_true_does_not_turn_it_false(cluster):
+    """DEV-COND-TERMINAL: the informer delivers a copy of the group written before its True (here: the
+    group as first created, without the condition) before the leftover's cycle; True stays terminal."""
+    cluster.nodes(2, cpu="2")
+    cluster.group("late", min_count=2)
+    for i in range(2):
+        cluster.pod(f"late-{i}", group="late", cpu="2")
+    cluster.run()
+    cluster.group("late", min_count=2)  # the stale copy: no PodGroupInitiallyScheduled=True on it
+    cluster.pod("late-2", group="late", cpu="2")
+    cluster.run()
+    assert sorted(cluster.bound()) == ["late-0", "late-1"]
+    assert cluster.group_conditions["late"] == [(True, "Scheduled", "")]  # never written False
+
+
 def test_mincount_002_raising_min_count_leaves_scheduled_members_and_gates_new_ones(cluster):
     cluster.nodes(4, cpu="4")
     cluster.group("grow", min_count=2)

@@ -39,6 +39,8 @@ def test_preempt_002_disruption_all_evicts_the_whole_group_for_a_pod_group():
     cluster.run()
     assert sorted(v for v, _ in cluster.preempted) == ["victims-0", "victims-1"]
     assert {m for _, m in cluster.preempted} == {DISRUPTION_BY_GROUP}
+    # The PodGroup preempted as a whole is marked too, as the API documents (DEV-VICTIM-DISRUPTIONTARGET).
+    assert cluster.group_disruptions == [("victims", DISRUPTION_BY_GROUP)]
     assert cluster.nominations == {"pre-0": "n0"}
     cluster.clock.advance(2)  # a failed attempt at t=0 is retried at the whole second after its 1 s window
     cluster.run()
@@ -52,6 +54,7 @@ def test_preempt_002_disruption_single_evicts_one_member_for_a_pod_group():
     cluster.pod("pre-0", group="pre", gpus=1, priority=HIGH)
     cluster.run()
     assert len(cluster.preempted) == 1
+    assert cluster.group_disruptions == []  # one member goes, the PodGroup stays
     cluster.clock.advance(2)  # a failed attempt at t=0 is retried at the whole second after its 1 s window
     cluster.run()
     assert cluster.bound("pre-") == ["pre-0"] and len(cluster.bound("victims-")) == 1
