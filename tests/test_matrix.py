@@ -47,7 +47,7 @@ def test_a_row_counts_its_total_its_finished_checks_and_its_failures():
                  finished_line({**check, "outcome": "failed"}), "collected 3 items"]:
         row.read(line)
     assert (row.total, row.done, row.failed) == (115, 2, 1)
-    assert row.progress_line(42.0) == "gangconf: the beta checks against kube-scheduler: 2 of 115 checks done, 1 failed, 42 s"
+    assert row.progress_line(42.0) == "gangconf: the beta checks against kube-scheduler: 2 checks done (of 115 tests), 1 failed, 42 s"
     plain = matrix.Row("alpha", "reference")
     plain.read("collected 7 items")
     assert plain.total == 7
