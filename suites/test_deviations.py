@@ -15,7 +15,7 @@ import time
 import pytest
 from kubernetes.client.exceptions import ApiException
 
-from fixtures import NodeShape, deviations, scheduler_caught_up
+from fixtures import NodeShape, deviations, scheduler_caught_up, template
 
 #: The node label that gives each group of an attempt two nodes of its own.
 SLOT = "gangconf.dev/slot"
@@ -262,6 +262,73 @@ def test_a_podgroup_naming_a_never_class_without_the_field_is_refused(gang, repr
                 what = f"PodGroup {name} (priorityClassName {never}, no preemptionPolicy): stored with {policy}"
             reproduced.append(name)
             shown = shown or [what]
+        return deviations.Attempt(cases=GROUPS, reproduced=reproduced, excerpt=shown)
+
+    outcome = reproduce.run(attempt, attempts=2, budget=60)
+    print(f"{outcome['id']}: {outcome['verdict']}")
+
+
+#: The PriorityClasses every cluster has (``scheduling/v1`` ``SystemPriorityClasses``), above the user maximum.
+SYSTEM_CLASSES = ("system-cluster-critical", "system-node-critical")
+
+
+def _answer(create) -> str:
+    """What the server answered a create: ``accepted`` with the priority it got, or the refusal in one line."""
+    try:
+        obj = create()
+    except ApiException as exc:
+        return f"HTTP {exc.status}: {json.loads(exc.body or '{}').get('message')}"
+    return f"accepted, spec.priority {(obj.get('spec') or {}).get('priority')}"
+
+
+@pytest.mark.deviation(
+    id="DEV-PRIORITY-SYSTEM-CLASS",
+    contract="PodGroupSpec.priority: When Priority Admission Controller is enabled, it prevents users from setting "
+             "this field. The admission controller populates this field from PriorityClassName. "
+             "(k8s.io/api scheduling/v1beta1 types.go:693, PodGroupSpec.priority; priorityClassName, types.go:680: "
+             "Controllers are expected to fill this field by copying it from a PodGroupTemplate.)",
+    source="pkg/apis/scheduling/v1beta1/zz_generated.validations.go:1510 (maximum 1000000000 on the priority "
+           "plugin/pkg/admission/priority/admission.go:221 wrote)")
+def test_a_podgroup_naming_a_system_priority_class_is_refused(gang, reproduce):
+    """DEV-PRIORITY-SYSTEM-CLASS: a PodGroup naming ``system-cluster-critical`` or ``system-node-critical``
+    is refused with 422, for a ``spec.priority`` the client never set.
+
+    v1.37.2's Priority admission (``admitPodGroup``, ``plugin/pkg/admission/priority/admission.go``)
+    resolves the class and writes its value into ``spec.priority`` (2000000000 and 2000001000 for
+    the two system classes); declarative validation of ``PodGroupSpec`` then applies its
+    ``+k8s:maximum=1000000000`` (HighestUserDefinablePriority) to that value and refuses the
+    PodGroup with 422 ``spec.priority: Invalid value: ...: must be less than or equal to
+    1000000000``. The class exists in every cluster, a Pod naming it in the same namespace is
+    admitted (Priority admission has no namespace rule; only a ResourceQuota configuration can
+    limit it), and a Workload template naming it is accepted (admission does not resolve
+    templates), so a controller copying that template into a PodGroup, as the API asks, is refused.
+    This is the API server's deviation: the scheduler under test cannot change it, so both columns
+    show it.
+
+    Each attempt creates ``GROUPS`` PodGroups, half naming each system class; one refused is a
+    case that reproduced the deviation. The excerpt shows the server's answer, beside those to a
+    dry-run Pod and a dry-run Workload template naming the same class.
+    """
+    def attempt(n: int) -> deviations.Attempt:
+        reproduced, shown = [], []
+        for i in range(GROUPS):
+            name, cls = f"a{n}-g{i}", SYSTEM_CLASSES[i % 2]
+            what = _answer(lambda: gang.create(gang.pod_group_manifest(name, min_count=1, priority_class=cls)))
+            if what.startswith("accepted"):
+                continue
+            reproduced.append(name)
+            if not shown:
+                pod = gang.pod_manifest(f"{name}-pod", priority_class=cls)
+                workload = gang.workload_manifest(f"{name}-workload", [template("a", min_count=1,
+                                                                                priorityClassName=cls)])
+                group, version = workload["apiVersion"].split("/")
+                shown = [f"PodGroup {name} (priorityClassName {cls}): {what}",
+                         f"Pod {name}-pod (priorityClassName {cls}, same namespace, dry run): " + _answer(
+                             lambda: gang.api.sanitize_for_serialization(
+                                 gang.core.create_namespaced_pod(gang.namespace, pod, dry_run="All"))),
+                         f"Workload {name}-workload (template priorityClassName {cls}, dry run): " + _answer(
+                             lambda: gang.custom.create_namespaced_custom_object(
+                                 group, version, gang.namespace, "workloads", workload, dry_run="All"))]
         return deviations.Attempt(cases=GROUPS, reproduced=reproduced, excerpt=shown)
 
     outcome = reproduce.run(attempt, attempts=2, budget=60)
