@@ -15,7 +15,7 @@ import time
 import pytest
 from kubernetes.client.exceptions import ApiException
 
-from fixtures import NodeShape, deviations, scheduler_caught_up
+from fixtures import NodeShape, WaitTimeout, deviations, scheduler_caught_up, template, template_chain
 
 #: The node label that gives each group of an attempt two nodes of its own.
 SLOT = "gangconf.dev/slot"
@@ -265,4 +265,181 @@ def test_a_podgroup_naming_a_never_class_without_the_field_is_refused(gang, repr
         return deviations.Attempt(cases=GROUPS, reproduced=reproduced, excerpt=shown)
 
     outcome = reproduce.run(attempt, attempts=2, budget=60)
+    print(f"{outcome['id']}: {outcome['verdict']}")
+
+
+#: The PriorityClasses every cluster has (``scheduling/v1`` ``SystemPriorityClasses``), above the user maximum.
+SYSTEM_CLASSES = ("system-cluster-critical", "system-node-critical")
+
+
+def _answer(create) -> str:
+    """What the server answered a create: ``accepted`` with the priority it got, or the refusal in one line."""
+    try:
+        obj = create()
+    except ApiException as exc:
+        return f"HTTP {exc.status}: {json.loads(exc.body or '{}').get('message')}"
+    return f"accepted, spec.priority {(obj.get('spec') or {}).get('priority')}"
+
+
+@pytest.mark.deviation(
+    id="DEV-PRIORITY-SYSTEM-CLASS",
+    contract="PodGroupSpec.priority: When Priority Admission Controller is enabled, it prevents users from setting "
+             "this field. The admission controller populates this field from PriorityClassName. "
+             "(k8s.io/api scheduling/v1beta1 types.go:693, PodGroupSpec.priority; priorityClassName, types.go:680: "
+             "Controllers are expected to fill this field by copying it from a PodGroupTemplate.)",
+    source="pkg/apis/scheduling/v1beta1/zz_generated.validations.go:1510 (maximum 1000000000 on the priority "
+           "plugin/pkg/admission/priority/admission.go:221 wrote)")
+def test_a_podgroup_naming_a_system_priority_class_is_refused(gang, reproduce):
+    """DEV-PRIORITY-SYSTEM-CLASS: a PodGroup naming ``system-cluster-critical`` or ``system-node-critical``
+    is refused with 422, for a ``spec.priority`` the client never set.
+
+    v1.37.2's Priority admission (``admitPodGroup``, ``plugin/pkg/admission/priority/admission.go``)
+    resolves the class and writes its value into ``spec.priority`` (2000000000 and 2000001000 for
+    the two system classes); declarative validation of ``PodGroupSpec`` then applies its
+    ``+k8s:maximum=1000000000`` (HighestUserDefinablePriority) to that value and refuses the
+    PodGroup with 422 ``spec.priority: Invalid value: ...: must be less than or equal to
+    1000000000``. The class exists in every cluster, a Pod naming it in the same namespace is
+    admitted (Priority admission has no namespace rule; only a ResourceQuota configuration can
+    limit it), and a Workload template naming it is accepted (admission does not resolve
+    templates), so a controller copying that template into a PodGroup, as the API asks, is refused.
+    This is the API server's deviation: the scheduler under test cannot change it, so both columns
+    show it.
+
+    Each attempt creates ``GROUPS`` PodGroups, half naming each system class; one refused is a
+    case that reproduced the deviation. The excerpt shows the server's answer, beside those to a
+    dry-run Pod and a dry-run Workload template naming the same class.
+    """
+    def attempt(n: int) -> deviations.Attempt:
+        reproduced, shown = [], []
+        for i in range(GROUPS):
+            name, cls = f"a{n}-g{i}", SYSTEM_CLASSES[i % 2]
+            what = _answer(lambda: gang.create(gang.pod_group_manifest(name, min_count=1, priority_class=cls)))
+            if what.startswith("accepted"):
+                continue
+            reproduced.append(name)
+            if not shown:
+                pod = gang.pod_manifest(f"{name}-pod", priority_class=cls)
+                workload = gang.workload_manifest(f"{name}-workload", [template("a", min_count=1,
+                                                                                priorityClassName=cls)])
+                group, version = workload["apiVersion"].split("/")
+                shown = [f"PodGroup {name} (priorityClassName {cls}): {what}",
+                         f"Pod {name}-pod (priorityClassName {cls}, same namespace, dry run): " + _answer(
+                             lambda: gang.api.sanitize_for_serialization(
+                                 gang.core.create_namespaced_pod(gang.namespace, pod, dry_run="All"))),
+                         f"Workload {name}-workload (template priorityClassName {cls}, dry run): " + _answer(
+                             lambda: gang.custom.create_namespaced_custom_object(
+                                 group, version, gang.namespace, "workloads", workload, dry_run="All"))]
+        return deviations.Attempt(cases=GROUPS, reproduced=reproduced, excerpt=shown)
+
+    outcome = reproduce.run(attempt, attempts=2, budget=60)
+    print(f"{outcome['id']}: {outcome['verdict']}")
+
+
+#: CompositePodGroups in a chain of the depth a Workload's templates allow (3 over the PodGroup, 4
+#: levels in all), and in one deeper than kube-scheduler's walk to the root. v1.37.2 still serves a
+#: chain of 4 (5 levels, which the templates would refuse): its walk reaches the root; from 5 on it does not.
+LEGAL_CHAIN, DEEP_CHAIN = 3, 5
+
+
+@pytest.mark.deviation(
+    id="DEV-COMPOSITE-DEPTH", profile="alpha",
+    contract='CompositePodGroupStatus.conditions: Known reasons for the CompositePodGroupInitiallyScheduled '
+             'condition: "Invalid": Set to True when kube-scheduler detects an invalid group layout during runtime '
+             "validation. The `message` field details the specific layout violation (such as a detected cycle, "
+             "exceeding the maximum depth of 4, or referencing multiple distinct Workloads). (k8s.io/api "
+             "scheduling/v1alpha3 types.go:1399)",
+    source="pkg/scheduler/backend/cache/cache.go:1315 (BuildHierarchySnapshotFromPod stops below the root); "
+           "pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go:292 (PreEnqueue rejects, silently)")
+def test_a_composite_chain_deeper_than_the_limit_is_never_reported_invalid(pool, gang, recorder, timeouts, reproduce):
+    """DEV-COMPOSITE-DEPTH: a chain of CompositePodGroups deeper than 4 levels is never reported
+    ``Invalid``; on v1.37.2 its pods wait forever, with no condition on any object and no event.
+
+    The API limits the depth only of a Workload's templates; CompositePodGroups and PodGroups name
+    their parent by name, and a chain of any depth is accepted. v1.37.2's
+    ``BuildHierarchySnapshotFromPod`` (``pkg/scheduler/backend/cache/cache.go``) walks up at most
+    ``WorkloadMaxTreeDepth - 1`` parents and builds the snapshot from where it stopped, below the
+    real root; GangScheduling's PreEnqueue (``checkCPGHierarchyReadiness``,
+    ``pkg/scheduler/framework/plugins/gangscheduling/gangscheduling.go``) then finds no root in that
+    snapshot and rejects the pod as ``UnschedulableAndUnresolvable``. A PreEnqueue rejection writes
+    nothing, and nothing in v1.37.2 writes a CompositePodGroup condition, so the ``Invalid`` the API
+    documents never comes. The reference scheduler has no depth limit either: it serves the chain
+    (the excerpt says which), which breaks the same sentence, so both columns show it.
+
+    Each attempt: one chain of ``LEGAL_CHAIN`` CompositePodGroups (the control: its member must be
+    bound, else the attempt is inconclusive) and ``GROUPS`` chains of ``DEEP_CHAIN``, each over a
+    gang PodGroup (minCount 1) with one member, all created root first, with room for every
+    member. Once the control is bound, the deep chains are given ``stays_pending`` seconds to be
+    reported ``Invalid``, then the scheduler a barrier (:mod:`fixtures.barrier`) and a fence, as
+    above. A deep chain none of whose CompositePodGroups has a condition of reason ``Invalid`` is
+    a case that reproduced the deviation; the excerpt says what its member got instead (bound, a
+    condition, an event, or nothing at all). The attempt's members are then deleted.
+    """
+    pool.add(1, NodeShape(cpu="8"))
+
+    def chain(n: int, i: int, depth: int) -> tuple[str, list[str], str]:
+        """A Workload, ``depth`` CompositePodGroups root first, the leaf PodGroup and its member."""
+        workload, leaf = f"a{n}-w{i}", f"a{n}-c{i}"
+        gang.create(gang.workload_manifest(workload, None, composite=[template_chain(
+            LEGAL_CHAIN, template("leaf", min_count=1))]))
+        composites = [f"{leaf}-{k}" for k in range(depth, 0, -1)]
+        for k, name in enumerate(composites):
+            level = min(k + 1, LEGAL_CHAIN)
+            gang.composite_pod_group(name, workload=(workload, f"level-{level}"),
+                                     parent=composites[k - 1] if k else None)
+        gang.pod_group(leaf, min_count=1, workload=(workload, "leaf"), parent=composites[-1])
+        return leaf, composites, gang.pods(leaf, 1, group=leaf)[0]
+
+    def attempt(n: int) -> deviations.Attempt:
+        since, began = recorder.mark(), time.monotonic()
+        control = chain(n, GROUPS, LEGAL_CHAIN)
+        deep = [chain(n, i, DEEP_CHAIN) for i in range(GROUPS)]
+        members = [control[2]] + [member for _, _, member in deep]
+        recorder.eventually(lambda s: bool(s.bound(control[0])), timeout=timeouts.gang_scheduled, after=since,
+                            describe=f"the member of the {LEGAL_CHAIN}-level control chain of attempt {n} bound")
+
+        def invalid(s, composites: list[str]) -> bool:
+            return any(c.get("reason") == "Invalid" for name in composites
+                       for c in ((s.composites.get(name) or {}).get("status") or {}).get("conditions") or [])
+
+        def got(s, leaf: str, composites: list[str], member: str) -> str:
+            """What the member of a deep chain and its objects got, in one line."""
+            pod = s.pods.get(member) or {}
+            said = [f"bound to {node}" if (node := (pod.get("spec") or {}).get("nodeName")) else "not bound"]
+            cond = s.pod_condition(member)
+            said.append(f"PodScheduled {cond.get('status')}/{cond.get('reason')}" if cond
+                        else "no PodScheduled condition")
+            said.append(f"{len(s.events_for(member, 'FailedScheduling'))} FailedScheduling events")
+            group = s.group_condition(leaf)
+            said.append(f"PodGroup {leaf} {group.get('status')}/{group.get('reason')}" if group
+                        else f"PodGroup {leaf}: no condition")
+            marked = [name for name in composites
+                      if ((s.composites.get(name) or {}).get("status") or {}).get("conditions")]
+            said.append(f"CompositePodGroups with a condition: {', '.join(marked) or 'none'}")
+            return f"Pod {member}: " + "; ".join(said)
+
+        try:
+            recorder.eventually(lambda s: all(invalid(s, composites) for _, composites, _ in deep),
+                                timeout=timeouts.stays_pending, after=since,
+                                describe=f"every deep chain of attempt {n} reported Invalid")
+        except WaitTimeout:
+            pass  # the outcome on v1.37.2; judged on the state after the barrier
+        scheduler_caught_up(gang, recorder, timeout=timeouts.scheduler_reacts)
+        fence = f"a{n}-fence"
+        gang.pod_group(fence)
+        state = recorder.eventually(lambda s: fence in s.podgroups, timeout=timeouts.observe, after=since,
+                                    describe=f"the PodGroup {fence}, written after the barrier, is recorded")
+        reproduced = [leaf for leaf, composites, _ in deep if not invalid(state, composites)]
+        shown = []
+        if reproduced:
+            leaf, composites, member = next(d for d in deep if d[0] == reproduced[0])
+            shown = [f"CompositePodGroups {' > '.join(composites)} > PodGroup {leaf}: all accepted by the API",
+                     f"Pod {control[2]} of the {LEGAL_CHAIN}-level control chain: bound to "
+                     f"{(state.pods[control[2]].get('spec') or {}).get('nodeName')}",
+                     f"+{time.monotonic() - began:.3f}s {got(state, leaf, composites, member)}"]
+        gang.delete_pods(members)
+        recorder.eventually(lambda s: s.gone(*members), timeout=timeouts.cleanup, after=since,
+                            describe=f"the members of attempt {n} are gone")
+        return deviations.Attempt(cases=GROUPS, reproduced=reproduced, excerpt=shown)
+
+    outcome = reproduce.run(attempt, attempts=2, budget=2 * timeouts.gang_scheduled)
     print(f"{outcome['id']}: {outcome['verdict']}")
