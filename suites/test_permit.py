@@ -162,7 +162,7 @@ def test_gang_binds_whole_when_the_member_that_failed_reserve_is_retried(pool, g
     assert not rejected, f"members other than {faulty} were reported unschedulable: {sorted(set(rejected))}"
 
 
-@pytest.mark.slow
+@pytest.mark.slow("waits out GangScheduling's fixed 5-minute Permit timeout")
 @pytest.mark.conformance(id="GANG-PERMIT-003", profile="fault")
 def test_waiting_members_are_rejected_after_five_minutes_when_the_gang_never_completes(pool, gang, recorder, timeouts,
                                                                                       narrate):
@@ -212,7 +212,7 @@ def test_waiting_members_are_rejected_after_five_minutes_when_the_gang_never_com
     assert not any(s.bound("expire") for s in recorder.timeline.replay()), recorder.current().summary()
 
 
-@pytest.mark.slow
+@pytest.mark.slow("waits out GangScheduling's fixed 5-minute Permit timeout")
 @pytest.mark.conformance(id="GANG-ACTIVATE-001", profile="fault")
 def test_rejected_members_are_held_by_the_quorum_gate_when_too_few_remain(pool, gang, recorder, timeouts):
     """Behaviour: GANG-ACTIVATE-001, profile fault.

@@ -59,7 +59,7 @@ def _start_v136_gangs(cluster, *, nodes: int):
     return old, recorder, state
 
 
-@pytest.mark.slow
+@pytest.mark.slow("starts a v1.36.3 and a v1.37.2 control plane on one etcd")
 @pytest.mark.conformance(id="GANG-UPGRADE-001", profile="upgrade")
 def test_bound_pods_stay_and_recreated_groups_are_gang_scheduled_when_v1alpha2_objects_are_deleted_first(
         upgrade, timeouts):
@@ -146,7 +146,7 @@ def test_bound_pods_stay_and_recreated_groups_are_gang_scheduled_when_v1alpha2_o
     assert not _changed(through.current(), crew), through.current().summary()
 
 
-@pytest.mark.slow
+@pytest.mark.slow("starts a v1.36.3 and a v1.37.2 control plane on one etcd")
 @pytest.mark.conformance(id="GANG-UPGRADE-002", profile="upgrade")
 def test_podgroup_reads_fail_and_nothing_is_scheduled_when_v1alpha2_objects_survive_the_upgrade(upgrade, timeouts):
     """Behaviour: GANG-UPGRADE-002, profile upgrade.
@@ -236,7 +236,7 @@ def test_podgroup_reads_fail_and_nothing_is_scheduled_when_v1alpha2_objects_surv
     assert not _changed(through.current(), crew), through.current().summary()
 
 
-@pytest.mark.slow
+@pytest.mark.slow("starts a v1.36.3 and a v1.37.2 control plane on one etcd")
 @pytest.mark.conformance(id="GANG-UPGRADE-003", profile="upgrade")
 def test_components_refuse_to_start_when_given_a_gate_v1_37_removed(upgrade, timeouts):
     """Behaviour: GANG-UPGRADE-003, profile upgrade.
@@ -298,7 +298,7 @@ def test_components_refuse_to_start_when_given_a_gate_v1_37_removed(upgrade, tim
     assert _identity(state.pods["survivor"]) == survivor, state.summary()
 
 
-@pytest.mark.slow
+@pytest.mark.slow("starts a v1.36.3 and a v1.37.2 control plane on one etcd")
 @pytest.mark.conformance(id="GANG-UPGRADE-004", profile="upgrade")
 def test_v1alpha2_and_string_disruption_modes_are_refused_when_the_cluster_runs_v1_37(upgrade, timeouts):
     """Behaviour: GANG-UPGRADE-004, profile upgrade.

@@ -361,6 +361,7 @@ def test_dry_run_prints_what_a_run_would_create_and_creates_nothing(foreign, tmp
 
 # The longest tests of tests/ (minutes each): the reference scheduler's run goes to another worker,
 # which starts a foreign cluster of its own for it, so that the two runs go side by side.
+@pytest.mark.slow("the whole suite on a foreign cluster, about 4.5 minutes")
 @pytest.mark.parametrize("scheduler", [
     pytest.param("kube-scheduler", marks=pytest.mark.xdist_group("foreign-cluster")),
     pytest.param("reference", marks=pytest.mark.xdist_group("foreign-cluster-reference")),

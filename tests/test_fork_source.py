@@ -26,6 +26,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from fixtures import forks, results
 from fixtures.providers.local import binaries
 
@@ -74,6 +76,7 @@ def _build_seconds(run) -> str:
     return found[-1] if found else "cached (no build)"
 
 
+@pytest.mark.slow("builds a fork's kube-scheduler (a minute from Go's cache) and runs checks on it")
 def test_an_unmodified_fork_passes_and_the_report_names_what_was_tested(tmp_path, run_suite, record_property):
     tree = _fork_tree(tmp_path / "kubernetes", git_tag="v1.37.2")
     run = run_suite(*COMMON_CHECKS, "--profile=gang-fault", f"--scheduler-source={tree}", "-n", "2", timeout=1200)
@@ -93,6 +96,7 @@ def test_an_unmodified_fork_passes_and_the_report_names_what_was_tested(tmp_path
         assert fact in markdown, f"conformance.md does not name {fact}:\n{markdown[:3000]}"
 
 
+@pytest.mark.slow("builds a patched fork's kube-scheduler and runs the fault checks on it")
 def test_a_fork_with_a_shortened_permit_timeout_fails_the_timeout_check_and_only_it(tmp_path, run_suite,
                                                                                  record_property):
     tree = _fork_tree(tmp_path / "kubernetes")

@@ -133,3 +133,26 @@ def test_the_readme_map_names_every_module_of_the_harness_and_the_reference_root
     modules = [p.name for p in (REPO / folder).glob("*.py") if p.name != "__init__.py"]
     missing = [m for m in modules if not any(fnmatch.fnmatch(m, pattern) for pattern in named)]
     assert missing == [], f"README's Where things are does not name {folder}/{missing}"
+
+
+def _slow_markers(path: Path) -> list[tuple[int, ast.expr]]:
+    """Every ``pytest.mark.slow`` in ``path``: its line and the expression (a call when it has arguments)."""
+    tree = ast.parse(path.read_text())
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    found = []
+    for node in ast.walk(tree):
+        target = node.func if isinstance(node, ast.Call) else node
+        if id(node) not in called and isinstance(target, ast.Attribute) and ast.unparse(target) == "pytest.mark.slow":
+            found.append((node.lineno, node))
+    return found
+
+
+def test_every_slow_test_says_why_it_is_slow():
+    bare = []
+    for path in sorted([*(REPO / "suites").glob("test_*.py"), *(REPO / "tests").glob("test_*.py")]):
+        for line, node in _slow_markers(path):
+            said = isinstance(node, ast.Call) and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str) and node.args[0].value.strip()
+            if not said:
+                bare.append(f"{path.relative_to(REPO)}:{line}")
+    assert not bare, f'give these a reason, @pytest.mark.slow("what takes the minutes"): {bare}'

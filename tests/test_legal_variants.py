@@ -105,7 +105,7 @@ def test_readme_lists_the_legal_variants_of_the_matrix():
         "`.venv/bin/python tests/legal_variants.py` over the block between its markers"
 
 
-@pytest.mark.slow
+@pytest.mark.slow("three child runs of the whole catalogue side by side under a CPU hog, 6 to 8 minutes")
 def test_every_check_passes_under_every_legal_variant(tmp_path):
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL)
     try:

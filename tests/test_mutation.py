@@ -30,7 +30,7 @@ import pytest
 from mutation import plugin as mutation_plugin
 from mutation.mutants import MUTANTS, Killer, Mutant
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow("one child run per mutant and a control run, each on a local cluster, about 3.5 minutes")
 
 REPO = Path(__file__).resolve().parent.parent
 #: Child runs at a time. A child spends most of its time waiting on the checks' observation windows

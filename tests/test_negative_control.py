@@ -51,7 +51,7 @@ def _select(names) -> str:
     return " or ".join(sorted(names))
 
 
-@pytest.mark.slow
+@pytest.mark.slow("a child run of 19 checks on a local cluster whose kube-scheduler lacks the plugin, about 3 minutes")
 def test_gang_checks_fail_when_the_gangscheduling_plugin_is_disabled(run_suite):
     """A kube-scheduler whose config disables GangScheduling places gangs partially; the suite MUST say so."""
     # Side by side (-n 3): the failures' diagnostics are then written by the workers.
@@ -79,7 +79,7 @@ def test_gang_checks_fail_when_the_gangscheduling_plugin_is_disabled(run_suite):
         assert f'fill="{WAIT_COLOURS["failed"]}"' in (directory / "timeline.svg").read_text(), directory
 
 
-@pytest.mark.slow
+@pytest.mark.slow("a child run of the suite on a local cluster of its own")
 def test_podgroup_wait_check_fails_when_the_scheduler_ignores_pod_groups(run_suite):
     """With GenericWorkload off in the scheduler alone, pods of a missing PodGroup are bound; GANG-QUORUM-003 MUST fail.
 
