@@ -23,6 +23,12 @@ SLOT = "gangconf.dev/slot"
 GROUPS, ATTEMPTS = 6, 5
 
 
+def _clear(gang, recorder, pods: list[str], *, after: int, timeout: float, what: str) -> None:
+    """Delete an attempt's pods and wait until they are gone, so that the next attempt starts on an empty pool."""
+    gang.delete_pods(pods)
+    recorder.eventually(lambda s: s.gone(*pods), timeout=timeout, after=after, describe=f"{what} are gone")
+
+
 @pytest.mark.deviation(
     id="DEV-COND-TERMINAL",
     contract="PodGroupInitiallyScheduled: Once this condition transitions to True, it serves as a terminal state and "
@@ -92,9 +98,7 @@ def test_initially_scheduled_true_is_overwritten_by_the_leftover_members_cycle(p
                     pod = deviations.condition_history(observations, "Pod", left, "PodScheduled")
                     shown = deviations.excerpt({f"PodGroup {name}": history, f"Pod {left}": pod},
                                                since=began)
-        gang.delete_pods(everyone)
-        recorder.eventually(lambda s: s.gone(*everyone), timeout=timeouts.cleanup, after=since,
-                            describe=f"the members of attempt {n} are gone")
+        _clear(gang, recorder, everyone, after=since, timeout=timeouts.cleanup, what=f"the members of attempt {n}")
         return deviations.Attempt(cases=cases, reproduced=reproduced, excerpt=shown)
 
     outcome = reproduce.run(attempt, attempts=ATTEMPTS, budget=4 * timeouts.gang_scheduled)
@@ -158,9 +162,7 @@ def test_a_podgroup_preempted_as_a_whole_gets_no_disruption_target(pool, gang, r
                     | {f"PodGroup {name}": deviations.condition_history(observations, "PodGroup", name,
                                                                          "PodGroupInitiallyScheduled")}, since=began)
                 shown.append(f"PodGroup {name}: no DisruptionTarget condition recorded")
-        gang.delete_pods(preemptors)
-        recorder.eventually(lambda s: s.gone(*preemptors), timeout=timeouts.cleanup, after=since,
-                            describe=f"the preemptors of attempt {n} are gone")
+        _clear(gang, recorder, preemptors, after=since, timeout=timeouts.cleanup, what=f"the preemptors of attempt {n}")
         return deviations.Attempt(cases=len(victims), reproduced=reproduced, excerpt=shown)
 
     outcome = reproduce.run(attempt, attempts=3, budget=4 * timeouts.gang_scheduled)
@@ -212,9 +214,7 @@ def test_a_client_supplied_generation_is_kept_and_observed(pool, gang, recorder,
                          observations, "PodGroup", g, "PodGroupInitiallyScheduled")}, since=began),
                      f"PodGroup {g} PodGroupInitiallyScheduled observedGeneration: {cond.get('observedGeneration')}"]
         members = [f"{g}-0" for g in sent]
-        gang.delete_pods(members)
-        recorder.eventually(lambda s: s.gone(*members), timeout=timeouts.cleanup, after=since,
-                            describe=f"the members of attempt {n} are gone")
+        _clear(gang, recorder, members, after=since, timeout=timeouts.cleanup, what=f"the members of attempt {n}")
         return deviations.Attempt(cases=len(sent), reproduced=reproduced, excerpt=shown)
 
     outcome = reproduce.run(attempt, attempts=2, budget=2 * timeouts.gang_scheduled)
@@ -436,9 +436,7 @@ def test_a_composite_chain_deeper_than_the_limit_is_never_reported_invalid(pool,
                      f"Pod {control[2]} of the {LEGAL_CHAIN}-level control chain: bound to "
                      f"{(state.pods[control[2]].get('spec') or {}).get('nodeName')}",
                      f"+{time.monotonic() - began:.3f}s {got(state, leaf, composites, member)}"]
-        gang.delete_pods(members)
-        recorder.eventually(lambda s: s.gone(*members), timeout=timeouts.cleanup, after=since,
-                            describe=f"the members of attempt {n} are gone")
+        _clear(gang, recorder, members, after=since, timeout=timeouts.cleanup, what=f"the members of attempt {n}")
         return deviations.Attempt(cases=GROUPS, reproduced=reproduced, excerpt=shown)
 
     outcome = reproduce.run(attempt, attempts=2, budget=2 * timeouts.gang_scheduled)

@@ -29,6 +29,12 @@ from reference_scheduler.runner.errors import one_line
 log = logging.getLogger("reference_scheduler")
 
 
+def _disruption_target(message: str) -> dict:
+    """The condition a preemption victim, pod or PodGroup, is marked with."""
+    return {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler", "message": message,
+            "lastTransitionTime": _now()}
+
+
 def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -157,34 +163,26 @@ class ApiWriter:
             _, status, since = max(known, key=lambda c: c[2])
             if status == condition["status"] and since:
                 condition["lastTransitionTime"] = since
+        if self._patch_group_condition(group, condition):
+            self._written[group.key] = (group.uid, condition["status"], condition["lastTransitionTime"])
+
+    def _patch_group_condition(self, group: PodGroup, condition: dict) -> bool:
+        """Merge one condition into a PodGroup's status; whether it was written (a deleted group is no error)."""
         try:
             _done(self.custom.patch_namespaced_custom_object_status(
                 *SCHEDULING, group.namespace, "podgroups", group.name, {"status": {"conditions": [condition]}},
                 _content_type=STRATEGIC, _preload_content=False))
         except ApiException as exc:
             if exc.status != 404:
-                log.warning("condition of PodGroup %s not written: %s", group.key, one_line(exc))
-            return
-        self._written[group.key] = (group.uid, condition["status"], condition["lastTransitionTime"])
+                log.warning("%s of PodGroup %s not written: %s", condition["type"], group.key, one_line(exc))
+            return False
+        return True
 
     def preempt(self, victim: Pod, message: str) -> None:
-        condition = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
-                     "message": message, "lastTransitionTime": _now()}
-        self._in_order(f"pod:{victim.key}", self._preempt, victim, condition, _micro_now())
+        self._in_order(f"pod:{victim.key}", self._preempt, victim, _disruption_target(message), _micro_now())
 
     def group_disrupted(self, group: PodGroup, message: str) -> None:
-        condition = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
-                     "message": message, "lastTransitionTime": _now()}
-        self._in_order(f"podgroup:{group.key}", self._group_disrupted, group, condition)
-
-    def _group_disrupted(self, group: PodGroup, condition: dict) -> None:
-        try:
-            _done(self.custom.patch_namespaced_custom_object_status(
-                *SCHEDULING, group.namespace, "podgroups", group.name, {"status": {"conditions": [condition]}},
-                _content_type=STRATEGIC, _preload_content=False))
-        except ApiException as exc:
-            if exc.status != 404:
-                log.warning("DisruptionTarget of PodGroup %s not written: %s", group.key, one_line(exc))
+        self._in_order(f"podgroup:{group.key}", self._patch_group_condition, group, _disruption_target(message))
 
     def _preempt(self, victim: Pod, condition: dict, at: str) -> None:
         try:
