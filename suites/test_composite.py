@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import Gang, NodeShape, assert_refused, condition, topology_key
+from fixtures import Gang, NodeShape, assert_refused, condition, proven_never, topology_key
 
 GREEDY_SIBLINGS = ("v1.37 places the children of a CompositePodGroup greedily, one after the other, so "
                    "a sibling tried first may take the room a constrained sibling needs; the outcome is "
@@ -65,9 +65,9 @@ def test_tree_is_not_tried_until_enough_children_are_ready(pool, gang, recorder,
     members = gang.pods("a", 2, group="a", cpu="1") + gang.pods("b", 1, group="b", cpu="1")
     recorder.eventually(lambda s: all(n in s.pods for n in members) and "root" in s.composites,
                         timeout=timeouts.observe, describe="the 3 members and the root are recorded")
-    recorder.never(lambda s: s.touched(members) or s.group_condition("a") or s.group_condition("b"),
-                   window=timeouts.stays_pending,
-                   describe="no member of a tree whose root lacks a ready child is bound or attempted")
+    proven_never(gang, recorder, lambda s: s.touched(members) or s.group_condition("a") or s.group_condition("b"),
+                 timeouts=timeouts,
+                 describe="no member of a tree whose root lacks a ready child is bound or attempted")
 
     gang.pod("b-1", group="b", cpu="1")
     recorder.eventually(lambda s: len(s.bound("a")) == 2 and len(s.bound("b")) == 2,
@@ -103,8 +103,8 @@ def test_tree_with_min_group_count_one_is_placed_once_one_child_is_ready(pool, g
                         describe="both members of the ready child bound")
     recorder.eventually(lambda s: (s.group_condition("a") or {}).get("status") == "True",
                         timeout=timeouts.scheduler_reacts, describe="leaf a reports Scheduled")
-    recorder.never(lambda s: s.bound("b"), window=timeouts.stays_pending,
-                   describe="the member of the leaf below its minCount is never bound")
+    proven_never(gang, recorder, lambda s: s.bound("b"), timeouts=timeouts,
+                 describe="the member of the leaf below its minCount is never bound")
 
 
 @pytest.mark.conformance(id="GANG-CPG-001", profile="alpha")
@@ -130,8 +130,8 @@ def test_pods_wait_untouched_while_a_composite_pod_group_of_their_tree_is_missin
     members = gang.pods("a", 2, group="a", cpu="1")
     recorder.eventually(lambda s: all(n in s.pods for n in members), timeout=timeouts.observe,
                         describe="the 2 members are recorded")
-    recorder.never(lambda s: s.touched(members) or s.group_condition("a"), window=timeouts.stays_pending,
-                   describe="pods of a tree with a missing CompositePodGroup are neither bound nor attempted")
+    proven_never(gang, recorder, lambda s: s.touched(members) or s.group_condition("a"), timeouts=timeouts,
+                 describe="pods of a tree with a missing CompositePodGroup are neither bound nor attempted")
 
     gang.composite_pod_group("mid", workload=("train", "mid"), min_group_count=1, parent="top")
     recorder.eventually(lambda s: len(s.bound("a")) == 2, timeout=timeouts.gang_scheduled,
@@ -188,9 +188,9 @@ def test_no_pod_of_the_tree_binds_when_one_leaf_cannot_fit(pool, gang, recorder,
         assert cond["reason"] == "Unschedulable", cond
         assert cond["message"].startswith("pod group is unschedulable, "), cond
         assert "placements are available, first placement status: " in cond["message"], cond
-    recorder.never(lambda s: s.bound("a") or s.bound("b") or _composite_conditions(s, "root"),
-                   window=timeouts.stays_pending,
-                   describe="no member of the tree binds, and the CompositePodGroup gets no condition")
+    proven_never(gang, recorder, lambda s: s.bound("a") or s.bound("b") or _composite_conditions(s, "root"),
+                 timeouts=timeouts,
+                 describe="no member of the tree binds, and the CompositePodGroup gets no condition")
 
     pool.add(2, NodeShape(cpu="17"), prefix="big")
     recorder.eventually(lambda s: len(s.bound("a")) == 2 and len(s.bound("b")) == 2,

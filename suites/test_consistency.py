@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import NodeShape, Timeouts
+from fixtures import NodeShape, Timeouts, proven_never
 
 PREEMPTION_POLICY_GATE = "PodGroupPreemptionPolicy"
 
@@ -76,8 +76,8 @@ def test_group_is_never_scheduled_when_its_members_name_two_profiles(pool, gang,
     prefix = "all pods in a single pod group should have the same .spec.schedulerName set, got: "
     _assert_refusal(state, "split", members,
                     {f'{prefix}"{second}" and "{first}"', f'{prefix}"{first}" and "{second}"'})
-    recorder.never(lambda s: s.bound("split"), window=timeouts.stays_pending,
-                   describe="no member of a group naming two profiles is ever bound")
+    proven_never(gang, recorder, lambda s: s.bound("split"), timeouts=timeouts,
+                 describe="no member of a group naming two profiles is ever bound")
 
 
 @pytest.mark.conformance(id="GANG-PRIORITY-001", profile="beta")
@@ -113,8 +113,8 @@ def test_group_is_never_scheduled_when_its_members_priority_differs_from_the_pod
     _assert_refusal(state, "odd", members,
                     {"all pods in a single pod group should have the same priority as the pod group's priority, "
                      f"got {member_priority} and {group_priority}"})
-    recorder.never(lambda s: s.bound("odd"), window=timeouts.stays_pending,
-                   describe="no member of a group whose priority disagrees is ever bound")
+    proven_never(gang, recorder, lambda s: s.bound("odd"), timeouts=timeouts,
+                 describe="no member of a group whose priority disagrees is ever bound")
 
 
 @pytest.mark.conformance(id="GANG-PREEMPTPOLICY-001", profile="beta")
@@ -163,5 +163,5 @@ def test_group_is_never_scheduled_when_its_members_preemption_policies_differ(
         prefix = "all pods in a single pod group should have the same preemption policy, got "
         accepted = {f"{prefix}Never and PreemptLowerPriority", f"{prefix}PreemptLowerPriority and Never"}
     _assert_refusal(state, "torn", members, accepted)
-    recorder.never(lambda s: s.bound("torn"), window=timeouts.stays_pending,
-                   describe="no member of a group whose preemption policies disagree is ever bound")
+    proven_never(gang, recorder, lambda s: s.bound("torn"), timeouts=timeouts,
+                 describe="no member of a group whose preemption policies disagree is ever bound")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import NodeShape, condition, scheduler_caught_up
+from fixtures import NodeShape, condition, proven_never, scheduler_caught_up
 
 #: v1.37.2's prefix for a member that fit in a failed cycle (and for wrapped group verdicts).
 POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"
@@ -46,8 +46,8 @@ def test_no_member_is_bound_when_the_gang_cannot_fit(pool, gang, recorder, timeo
 
     recorder.eventually(lambda s: all(s.events_for(n, "FailedScheduling") for n in members),
                         timeout=timeouts.scheduler_reacts, describe="a FailedScheduling event per member")
-    recorder.never(lambda s: s.bound("trainer"), window=timeouts.stays_pending,
-                   describe="no member of a gang that cannot fit is ever bound")
+    proven_never(gang, recorder, lambda s: s.bound("trainer"), timeouts=timeouts,
+                 describe="no member of a gang that cannot fit is ever bound")
 
 
 @pytest.mark.conformance(id="GANG-CYCLE-002", profile="beta", tolerates="DEV-COND-TERMINAL")
@@ -98,8 +98,8 @@ def test_gang_binds_what_fits_and_reports_scheduled_when_min_count_fits(pool, ga
     assert group["reason"] == "Scheduled", group
     generation = state.podgroups["trainer"]["metadata"].get("generation")
     assert group.get("observedGeneration") == generation, (group, generation)
-    recorder.never(lambda s: len(s.bound("trainer")) > 3, window=timeouts.stays_pending,
-                   describe="the member that does not fit is never bound")
+    proven_never(gang, recorder, lambda s: len(s.bound("trainer")) > 3, timeouts=timeouts,
+                 describe="the member that does not fit is never bound")
 
 
 @pytest.mark.conformance(id="GANG-BASIC-001", profile="beta", tolerates="DEV-COND-TERMINAL")
@@ -216,8 +216,8 @@ def test_cycle_ends_early_once_min_count_can_no_longer_be_met(pool, gang, record
     group = state.group_condition("early")
     assert (group["status"], group["reason"]) == ("False", "Unschedulable"), group
     assert "minCount (3) cannot be satisfied" in group["message"], group
-    recorder.never(lambda s: s.bound("early"), window=timeouts.stays_pending,
-                   describe="no member of a gang that cannot fit is ever bound")
+    proven_never(gang, recorder, lambda s: s.bound("early"), timeouts=timeouts,
+                 describe="no member of a gang that cannot fit is ever bound")
 
 
 @pytest.mark.conformance(id="GANG-CYCLE-004", profile="beta")

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import PROTECTION_FINALIZER, NodeShape, assert_refused, node_name, scheduler_caught_up, template
+from fixtures import (PROTECTION_FINALIZER, NodeShape, assert_refused, node_name, proven_never, scheduler_caught_up,
+                      template)
 
 
 
@@ -117,8 +118,8 @@ def test_replacements_for_deleted_members_count_the_running_ones(pool, gang, rec
     recorder.eventually(lambda s: s.gone("crew-1", "crew-r0"), timeout=timeouts.cleanup,
                         describe="crew-1 and crew-r0 are gone", after=since)
     gang.pod("crew-r1", group="crew", cpu="2")
-    recorder.never(lambda s: s.bound("crew", prefix="crew-r1"), window=timeouts.stays_pending,
-                   describe="a replacement is not bound while running + replacements < minCount")
+    proven_never(gang, recorder, lambda s: s.bound("crew", prefix="crew-r1"), timeouts=timeouts,
+                 describe="a replacement is not bound while running + replacements < minCount")
     gang.pod("crew-r2", group="crew", cpu="2")
     state = recorder.eventually(lambda s: _names(s.bound("crew")) == {"crew-2", "crew-r1", "crew-r2"},
                                 timeout=timeouts.gang_scheduled, describe="both replacements bound beside crew-2")
@@ -178,8 +179,8 @@ def test_pending_members_wait_when_their_podgroup_is_deleted(pool, gang, recorde
         return (bool(_names(s.bound("gone")) & set(waiting))
                 or any(node_name(s.pods.get(n) or {}) != node for n, node in running.items()))
 
-    recorder.never(violated, window=timeouts.stays_pending, after=since,
-                   describe="members of a deleted PodGroup wait unbound; running members keep their nodes")
+    proven_never(gang, recorder, violated, timeouts=timeouts, after=since,
+                 describe="members of a deleted PodGroup wait unbound; running members keep their nodes")
 
     gang.pod_group("gone", min_count=2)
     recorder.eventually(lambda s: _names(s.bound("gone")) >= set(waiting), timeout=timeouts.gang_scheduled,

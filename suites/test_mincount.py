@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import NodeShape, gang_min_count, node_name, scheduler_caught_up
+from fixtures import NodeShape, gang_min_count, node_name, proven_never, scheduler_caught_up
 
 
 def _min_count(state, group: str) -> int | None:
@@ -33,8 +33,8 @@ def test_lowering_min_count_releases_a_gated_gang(pool, gang, recorder, timeouts
     """
     pool.add(2, NodeShape(cpu="4"))
     gang.gang("shrink", 2, min_count=4, cpu="1")
-    recorder.never(lambda s: s.bound("shrink"), window=timeouts.stays_pending,
-                   describe="no member is bound while the gang is below minCount 4")
+    proven_never(gang, recorder, lambda s: s.bound("shrink"), timeouts=timeouts,
+                 describe="no member is bound while the gang is below minCount 4")
 
     gang.set_min_count("shrink", 2)
     recorder.eventually(lambda s: len(s.bound("shrink")) == 2, timeout=timeouts.gang_scheduled,
@@ -75,10 +75,11 @@ def test_raising_min_count_never_touches_scheduled_members(pool, gang, recorder,
     def running_touched(s) -> bool:
         return any(node_name(s.pods.get(n) or {}) != node for n, node in nodes.items())
 
-    recorder.never(
+    proven_never(
+        gang, recorder,
         lambda s: running_touched(s) or (s.group_condition("grow") or {}).get("status") != "True"
         or s.bound("grow", prefix="grow-2"),
-        window=timeouts.stays_pending, after=since,
+        timeouts=timeouts, after=since,
         describe="raising minCount leaves the running members and the condition alone, and grow-2 waits")
     assert _min_count(recorder.current(), "grow") == 4
 

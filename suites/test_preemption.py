@@ -30,7 +30,7 @@ import time
 
 import pytest
 
-from fixtures import NodeShape, node_name
+from fixtures import NodeShape, node_name, proven_never
 
 LOW, MIDDLE, HIGH, TOP = 100, 500, 1000, 2000
 BY_GROUP, BY_POD = "podgroup", "pod"
@@ -93,8 +93,8 @@ def _check_victim_unit(pool, gang, recorder, timeouts, scheduler: str, mode: str
     assert len(evicted) == 1 and evicted[0] in victims, f"disruptionMode single: expected 1 victim\n{state.summary()}"
     _assert_preempted(state, evicted, scheduler, by)
     kept = {n: node for n, node in placed.items() if n not in evicted}
-    recorder.never(_untouched(kept), window=timeouts.stays_pending, after=since,
-                   describe="with disruptionMode single, the member not needed keeps running where it was")
+    proven_never(gang, recorder, _untouched(kept), timeouts=timeouts, after=since,
+                 describe="with disruptionMode single, the member not needed keeps running where it was")
 
 
 @pytest.mark.conformance(id="GANG-PREEMPT-001", profile="beta")
@@ -157,8 +157,8 @@ def test_gang_preempts_lower_priority_pods_and_is_placed_when_it_outranks_them(
     assert len(victims) == 2 and set(victims) <= set(workers), f"expected 2 of {workers} preempted\n{state.summary()}"
     _assert_preempted(state, victims, scheduler_under_test.name, BY_GROUP)
     survivors = {n: node for n, node in placed.items() if n not in victims}
-    recorder.never(_untouched(survivors), window=timeouts.stays_pending, after=since,
-                   describe="the low-priority pods the gang did not need keep running where they were")
+    proven_never(gang, recorder, _untouched(survivors), timeouts=timeouts, after=since,
+                 describe="the low-priority pods the gang did not need keep running where they were")
 
 
 @pytest.mark.conformance(id="GANG-PREEMPT-001", profile="beta")
@@ -421,8 +421,8 @@ def test_least_important_unit_is_preempted_when_a_gang_needs_room(pool, gang, re
     assert sorted(state.disrupted) == sorted(evict), (
         f"expected {IMPORTANCE[scenario]} ({evict}) to be preempted, got {sorted(state.disrupted)}\n{state.summary()}")
     _assert_preempted(state, evict, scheduler_under_test.name, BY_GROUP)
-    recorder.never(_untouched(placed), window=timeouts.stays_pending, after=since,
-                   describe=f"the more important units keep running ({', '.join(keep)})")
+    proven_never(gang, recorder, _untouched(placed), timeouts=timeouts, after=since,
+                 describe=f"the more important units keep running ({', '.join(keep)})")
 
 
 @pytest.mark.conformance(id="GANG-PREEMPT-005", profile="beta")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import NodeShape, node_name, scheduler_caught_up
+from fixtures import NodeShape, node_name, proven_never, scheduler_caught_up
 
 
 @pytest.mark.conformance(id="GANG-QUORUM-001", profile="beta")
@@ -27,8 +27,8 @@ def test_gang_stays_pending_when_fewer_than_min_count_members_exist(pool, gang, 
 
     recorder.eventually(lambda s: all(n in s.pods for n in members), timeout=timeouts.observe,
                         describe="the 3 members are recorded")
-    recorder.never(lambda s: s.bound("trainer"), window=timeouts.stays_pending,
-                   describe="no member of a gang below quorum is bound")
+    proven_never(gang, recorder, lambda s: s.bound("trainer"), timeouts=timeouts,
+                 describe="no member of a gang below quorum is bound")
     state = recorder.current()
     assert not state.touched(members), state.summary()
     assert state.group_condition("trainer") is None, state.summary()
@@ -50,8 +50,8 @@ def test_gang_is_scheduled_when_the_last_member_arrives(pool, gang, recorder, ti
     pool.add(4, NodeShape(cpu="4"))
     gang.pod_group("trainer", min_count=4)
     gang.pods("trainer", 3, group="trainer", cpu="1")
-    recorder.never(lambda s: s.bound("trainer"), window=timeouts.stays_pending,
-                   describe="no member is bound before the quorum is reached")
+    proven_never(gang, recorder, lambda s: s.bound("trainer"), timeouts=timeouts,
+                 describe="no member is bound before the quorum is reached")
 
     gang.pod("trainer-3", group="trainer", cpu="1")
     state = recorder.eventually(lambda s: len(s.bound("trainer")) == 4, timeout=timeouts.gang_scheduled,
@@ -80,8 +80,8 @@ def test_pods_wait_untouched_when_their_podgroup_does_not_exist(pool, gang, reco
     members = gang.pods("late", 3, group="late", cpu="1")
     recorder.eventually(lambda s: all(n in s.pods for n in members), timeout=timeouts.observe,
                         describe="the 3 pods are recorded")
-    recorder.never(lambda s: s.touched(members), window=timeouts.stays_pending,
-                   describe="pods of a missing PodGroup are neither bound nor attempted")
+    proven_never(gang, recorder, lambda s: s.touched(members), timeouts=timeouts,
+                 describe="pods of a missing PodGroup are neither bound nor attempted")
 
     gang.pod_group("late", min_count=3)
     recorder.eventually(lambda s: len(s.bound("late")) == 3, timeout=timeouts.gang_scheduled,
@@ -141,8 +141,8 @@ def test_one_gated_member_holds_the_whole_group(pool, gang, recorder, timeouts, 
     gang.pods("held", 2, group="held", cpu="1")
     recorder.eventually(lambda s: len(s.members("held")) == 3, timeout=timeouts.observe,
                         describe="the 3 members are recorded")
-    recorder.never(lambda s: s.bound("held"), window=timeouts.stays_pending,
-                   describe=f"no member of a {policy} group with a gated member is bound")
+    proven_never(gang, recorder, lambda s: s.bound("held"), timeouts=timeouts,
+                 describe=f"no member of a {policy} group with a gated member is bound")
 
     gang.remove_scheduling_gates("held-2")
     recorder.eventually(lambda s: len(s.bound("held")) == 3, timeout=timeouts.gang_scheduled,
@@ -245,8 +245,8 @@ def test_a_member_of_a_same_named_podgroup_in_another_namespace_does_not_count(p
     (ours,) = gang.pods("crew", 1, group="crew", cpu="1")
     (theirs,) = neighbour.gang.pods("crew", 1, group="crew", cpu="1")
 
-    recorder.never(lambda s: s.touched([ours]), window=timeouts.stays_pending,
-                   describe="A's one member is tried although its gang has 1 of 2 members")
+    proven_never(gang, recorder, lambda s: s.touched([ours]), timeouts=timeouts,
+                 describe="A's one member is tried although its gang has 1 of 2 members")
     state = neighbour.recorder.current()
     assert not state.touched([theirs]), state.summary()
 

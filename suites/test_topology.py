@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixtures import NodeShape, condition, scheduler_caught_up, topology_key
+from fixtures import NodeShape, condition, proven_never, scheduler_caught_up, topology_key
 
 
 def _labels_of(state, names, nodes: dict[str, str]) -> set[str | None]:
@@ -103,8 +103,8 @@ def test_gang_is_unschedulable_when_no_topology_domain_can_hold_it(pool, gang, r
         "pod group is unschedulable, 0/2 placements are available, first placement status: "), cond
     for name in members:
         assert condition(state.pods[name], "PodScheduled")["reason"] == "Unschedulable", state.summary()
-    recorder.never(lambda s: s.bound("wide"), window=timeouts.stays_pending,
-                   describe="no member is bound when no domain can hold the gang")
+    proven_never(gang, recorder, lambda s: s.bound("wide"), timeouts=timeouts,
+                 describe="no member is bound when no domain can hold the gang")
 
 
 @pytest.mark.conformance(id="GANG-TAS-001", profile="alpha")
@@ -137,8 +137,8 @@ def test_new_member_of_a_placed_gang_goes_to_its_domain(pool, gang, recorder, ti
 
     since = recorder.mark()
     gang.pod("crew-2", group="crew", cpu="2")
-    recorder.never(lambda s: s.bound("crew", prefix="crew-2"), window=timeouts.stays_pending, after=since,
-                   describe=f"the new member waits while rack {home} is full")
+    proven_never(gang, recorder, lambda s: s.bound("crew", prefix="crew-2"), timeouts=timeouts, after=since,
+                 describe=f"the new member waits while rack {home} is full")
 
     added = pool.add(1, NodeShape(cpu="2"), prefix="late", labels=[{rack: home}])
     state = recorder.eventually(lambda s: s.bound("crew", prefix="crew-2"), timeout=timeouts.gang_scheduled,

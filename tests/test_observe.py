@@ -57,6 +57,52 @@ def test_never_passes_after_its_window_when_nothing_happens():
     assert list(state.pods) == ["a"]
 
 
+def _tried_later(rec: FakeRecorder, delay: float, *then: dict) -> threading.Thread:
+    """Record, ``delay`` seconds from now, the probe ``p`` reported unschedulable, then ``then``."""
+    def feed():
+        time.sleep(delay)
+        rec.add("Pod", "MODIFIED", {**pod("p", group=None), "status": {
+            "phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False"}]}})
+        for obj in then:
+            time.sleep(delay)
+            rec.add("Pod", "MODIFIED", obj)
+    thread = threading.Thread(target=feed)
+    thread.start()
+    return thread
+
+
+def _probe_tried(s: State) -> bool:
+    return (s.pod_condition("p") or {}).get("status") == "False"
+
+
+def test_never_closes_its_window_a_keep_after_the_proof():
+    rec = FakeRecorder()
+    rec.add("Pod", "ADDED", pod("a"))
+    started = time.monotonic()
+    feeder = _tried_later(rec, 0.1)
+    rec.never(lambda s: s.bound("g"), window=30, describe="nothing bound", until=_probe_tried, keep=0.2)
+    feeder.join()
+    assert 0.3 <= time.monotonic() - started < 5
+    assert rec.waits[-1].outcome == "held"
+
+
+def test_never_still_fails_on_a_violation_within_the_keep_after_the_proof():
+    rec = FakeRecorder()
+    rec.add("Pod", "ADDED", pod("a"))
+    feeder = _tried_later(rec, 0.05, pod("a", node="n1"))
+    with pytest.raises(ConditionViolated, match="nothing bound"):
+        rec.never(lambda s: s.bound("g"), window=30, describe="nothing bound", until=_probe_tried, keep=2)
+    feeder.join()
+
+
+def test_never_without_a_proof_keeps_its_whole_window():
+    rec = FakeRecorder()
+    rec.add("Pod", "ADDED", pod("a"))
+    started = time.monotonic()
+    rec.never(lambda s: s.bound("g"), window=0.3, describe="nothing bound", until=_probe_tried, keep=0.01)
+    assert time.monotonic() - started >= 0.3
+
+
 def test_eventually_wakes_on_a_new_observation_before_its_deadline():
     rec = FakeRecorder()
     rec.add("Pod", "ADDED", pod("a"))
